@@ -1,0 +1,34 @@
+// Client: one logical process's connection to the system under test.
+// Operations use the history vocabulary (f, key, value; see
+// shared/spec/history.md), so workloads stay independent of targets.
+#pragma once
+
+#include <string>
+
+#include "checkers/value.h"
+
+namespace faultline::harness {
+
+struct Operation {
+  std::string f;             // "read", "write", "cas", ...
+  checkers::Value key;       // null for single-object workloads
+  checkers::Value value;     // the invocation's argument
+};
+
+enum class Outcome { kOk, kFail, kInfo };
+
+struct Completion {
+  Outcome type = Outcome::kInfo;
+  checkers::Value value;  // ok: the observed result; fail/info: the argument
+  std::string error;      // why fail/info, e.g. "timeout"
+};
+
+class Client {
+ public:
+  virtual ~Client() = default;
+  // Performs one operation. Never throws: anything unexpected is kInfo.
+  // `fail` only where the system guarantees the op had no effect.
+  virtual Completion Invoke(const Operation& op) noexcept = 0;
+};
+
+}  // namespace faultline::harness

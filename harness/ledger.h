@@ -1,0 +1,85 @@
+// The fault ledger: an append-only JSONL file in the run directory that
+// records every resource a run creates and every fault it applies, BEFORE it
+// takes effect (fsync'd). `faultline heal` replays it to undo everything
+// after a controller crash, SIGKILL included.
+//
+// Entry kinds and their undo action:
+//   bridge   {name}              ip link del <name>
+//   veth     {name}              ip link del <name>
+//   netns    {name}              kill every pid in it, ip netns del <name>
+//   process  {pid,start_time}    SIGKILL (only if start_time still matches)
+//   iptables {netns}             iptables -F in that namespace
+//   stop     {pid,start_time}    SIGCONT (only if start_time still matches)
+//   healed   {seq}               the entry `seq` was undone by the run
+//   closed   {}                  the run ended and healed itself
+//
+// Active runs are also listed in an index directory (default
+// /run/faultline/active, one file per run id holding the ledger's path), so
+// `faultline heal --all` finds runs whose store directory it is not told.
+//
+// Thread-safety: Record/MarkHealed may be called from any thread.
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "harness/result.h"
+
+namespace faultline::harness {
+
+struct LedgerEntry {
+  long seq = 0;
+  std::string kind;
+  std::string name;   // bridge / veth / netns name
+  std::string netns;  // iptables: the namespace the rules live in
+  std::string node;   // for humans
+  pid_t pid = 0;
+  unsigned long long start_time = 0;
+  long ref = 0;  // healed: the seq it undoes
+};
+
+std::string DefaultActiveIndexDir();  // "/run/faultline/active"
+
+class Ledger {
+ public:
+  // Creates (truncates) the ledger at `path` and lists it in `index_dir`
+  // under `run_id`.
+  static Result<std::unique_ptr<Ledger>> Create(const std::string& path,
+                                                const std::string& run_id,
+                                                const std::string& index_dir);
+  ~Ledger();
+
+  // Appends `entry` (its seq is assigned) and fsyncs; returns the seq.
+  long Record(LedgerEntry entry);
+  // Records that entry `seq` has been undone.
+  void MarkHealed(long seq);
+  // Records `closed` and removes the run from the active index.
+  void Close();
+
+  const std::string& path() const { return path_; }
+
+ private:
+  Ledger(std::string path, std::string index_file, int fd);
+  std::mutex mu_;
+  std::string path_;
+  std::string index_file_;
+  int fd_ = -1;
+  long next_seq_ = 1;
+};
+
+// Reads a ledger; a torn last line is ignored.
+Result<std::vector<LedgerEntry>> ReadLedger(const std::string& path);
+
+// Undoes every entry not marked healed, in a safe order: SIGCONT stopped
+// processes, flush iptables, kill processes, delete veths, namespaces,
+// bridges. Idempotent; reports what it did, one line per action, in `log`.
+Status HealLedger(const std::string& path, std::vector<std::string>* log);
+
+// Heals every run listed in `index_dir`, then removes their index files.
+Status HealAll(const std::string& index_dir, std::vector<std::string>* log);
+
+}  // namespace faultline::harness

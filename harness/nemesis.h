@@ -1,0 +1,38 @@
+// Nemesis: applies and heals faults on a running cluster. Implementations
+// live in nemesis/; the interpreter drives them through this interface.
+// Every fault is written to the run's Ledger before it takes effect.
+//
+// Thread-safety: Start/Stop are called from the nemesis thread only;
+// HealAll may be called from any thread, also concurrently with Start/Stop
+// (e.g. on SIGINT), and must leave no fault behind.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "checkers/value.h"
+#include "harness/result.h"
+
+namespace faultline::harness {
+
+// One step of the fault schedule, drawn by the seeded schedule generator.
+struct FaultStep {
+  std::string kind;      // "partition", "pause", "kill"
+  std::string selector;  // partition shape, or node selector for pause/kill
+  std::uint64_t seed = 0;  // for random choices inside the step
+};
+
+class Nemesis {
+ public:
+  virtual ~Nemesis() = default;
+  // Applies the fault. The returned value describes exactly what was done
+  // (it becomes the `value` of the nemesis history event), e.g.
+  // {"shape":"halves","components":[["n1","n2"],["n3","n4","n5"]]}.
+  virtual Result<checkers::Value> Start(const FaultStep& step) = 0;
+  // Heals the fault started last; the value describes what was healed.
+  virtual Result<checkers::Value> Stop() = 0;
+  // Heals everything this nemesis ever applied. Idempotent.
+  virtual Status HealAll() = 0;
+};
+
+}  // namespace faultline::harness

@@ -1,0 +1,41 @@
+// Remote: how the controller acts on one node. Netns (here), SSH and docker
+// are implementations. Commands are argv vectors, never shell strings.
+//
+// Thread-safety: implementations allow concurrent calls.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "harness/process.h"
+#include "harness/result.h"
+
+namespace faultline::harness {
+
+class Remote {
+ public:
+  virtual ~Remote() = default;
+
+  // Runs argv on the node to completion.
+  virtual CommandResult Run(const std::vector<std::string>& argv,
+                            const CommandOptions& options = {}) = 0;
+
+  // Starts a daemon on the node; the returned pid is the daemon's own, valid
+  // for Signal. stdout/stderr go to `log_path` on the node.
+  virtual Result<pid_t> Start(const std::vector<std::string>& argv,
+                              const std::string& log_path,
+                              const std::vector<std::string>& env) = 0;
+
+  // Sends a signal to a process started with Start.
+  virtual Status Signal(pid_t pid, int sig) = 0;
+
+  // Copies a file between the controller and the node.
+  virtual Status Upload(const std::string& local, const std::string& remote) = 0;
+  virtual Status Download(const std::string& remote,
+                          const std::string& local) = 0;
+};
+
+}  // namespace faultline::harness

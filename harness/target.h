@@ -1,0 +1,57 @@
+// Target: the lifecycle of one system (etcd, ...) on a cluster, plus its
+// clients and its own view of who leads. One instance per test run.
+//
+// Thread-safety: Start/Kill/Pause/Resume/Status may be called from the
+// nemesis thread while clients run on worker threads; implementations lock.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/client.h"
+#include "harness/cluster.h"
+#include "harness/result.h"
+
+namespace faultline::harness {
+
+class Ledger;
+
+// What a node reports about itself.
+struct NodeStatus {
+  bool reachable = false;
+  std::string role;     // "leader", "follower", "candidate", "" if unknown
+  long long term = -1;  // -1 if unknown
+  std::string leader;   // node name the node believes leads, "" if none
+};
+
+class Target {
+ public:
+  virtual ~Target() = default;
+  virtual std::string name() const = 0;
+  // Version string of the installed system, e.g. "etcd 3.4.23".
+  virtual std::string version() = 0;
+
+  // Prepares every node (data dirs, config files). Nothing runs yet.
+  virtual Status Setup(Cluster& cluster) = 0;
+  // Starts the system on one node (again, after Kill).
+  virtual Status Start(const Node& node) = 0;
+  // Waits until every node that should be up serves requests.
+  virtual Status AwaitHealthy(std::chrono::milliseconds timeout) = 0;
+  virtual Status Kill(const Node& node) = 0;   // SIGKILL
+  virtual Status Pause(const Node& node) = 0;  // SIGSTOP the system's pid
+  virtual Status Resume(const Node& node) = 0; // SIGCONT
+  virtual bool Running(const Node& node) = 0;
+  virtual NodeStatus Status(const Node& node) = 0;
+  // Stops every node (bounded wait, then SIGKILL) and copies logs into
+  // `log_dir/<node>/`. Idempotent.
+  virtual harness::Status Teardown(const std::string& log_dir) = 0;
+
+  // A client bound to `node` for the named workload ("register", ...).
+  virtual Result<std::unique_ptr<Client>> OpenClient(
+      const Node& node, const std::string& workload) = 0;
+};
+
+}  // namespace faultline::harness

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs every Debian package faultline needs to build, test and run.
+# Idempotent: packages already present are skipped. Needs root (apt-get).
+set -euo pipefail
+
+packages=(
+  # build
+  build-essential cmake ninja-build ccache pkg-config
+  # libraries (design.md: Debian packages only, nothing vendored)
+  libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
+  libcurl4-openssl-dev catch2
+  # runtime: namespaces, firewall, process tools
+  iproute2 iptables procps psmisc
+  # targets
+  etcd-server etcd-client
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+  exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps: missing packages: ${missing[*]}" >&2
+  echo "install-deps: run as root (apt-get needs it), or install them yourself" >&2
+  exit 1
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# Debian starts an etcd service on install; faultline runs its own members.
+if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet etcd 2>/dev/null; then
+  systemctl stop etcd || true
+fi
