@@ -1,0 +1,338 @@
+#include "harness/interpreter.h"
+
+#include <spdlog/spdlog.h>
+
+#include <condition_variable>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <thread>
+
+namespace faultline::harness {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using checkers::Event;
+using checkers::EventType;
+using checkers::Value;
+
+// Interruptible waiting shared by every thread of one run.
+class StopLatch {
+ public:
+  explicit StopLatch(const std::atomic<bool>* abort) : abort_(abort) {}
+  void Stop() {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopped_ = true;
+    cv_.notify_all();
+  }
+  bool stopped() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return stopped_ || Aborted();
+  }
+  bool Aborted() const { return abort_ != nullptr && abort_->load(); }
+  // Waits until `until` or until stopped; returns false when stopped.
+  bool WaitUntil(Clock::time_point until) {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!stopped_ && !Aborted()) {
+      auto now = Clock::now();
+      if (now >= until) return true;
+      // Wake at least every 100 ms to notice an abort flag set by a signal.
+      cv_.wait_until(lock, std::min(until, now + std::chrono::milliseconds(100)));
+    }
+    return false;
+  }
+
+ private:
+  const std::atomic<bool>* abort_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopped_ = false;
+};
+
+EventType ToEventType(Outcome o) {
+  switch (o) {
+    case Outcome::kOk:
+      return EventType::kOk;
+    case Outcome::kFail:
+      return EventType::kFail;
+    case Outcome::kInfo:
+      break;
+  }
+  return EventType::kInfo;
+}
+
+struct Counters {
+  std::atomic<std::int64_t> invocations{0}, ok{0}, fail{0}, info{0};
+  std::atomic<std::int64_t> first_invoke_ns{-1};
+  std::mutex fault_mu;
+  std::string current_fault;  // "" when none
+};
+
+class Run {
+ public:
+  explicit Run(const InterpreterConfig& c) : c_(c), latch_(c.abort) {}
+
+  InterpreterReport Go() {
+    InterpreterReport report;
+    const auto& spec = *c_.spec;
+    next_process_ = spec.workload.concurrency;
+    auto started = Clock::now();
+    auto deadline = started + std::chrono::duration_cast<Clock::duration>(
+                                  std::chrono::duration<double>(spec.time_limit_s));
+
+    std::vector<std::thread> workers;
+    for (int w = 0; w < spec.workload.concurrency; ++w) {
+      workers.emplace_back([this, w] { Worker(w); });
+    }
+    std::thread nemesis;
+    if (c_.nemesis != nullptr && c_.next_fault) {
+      nemesis = std::thread([this, &report] { NemesisLoop(report); });
+    }
+    // The main thread keeps time and reports status.
+    auto next_status = Clock::now() + std::chrono::seconds(1);
+    while (latch_.WaitUntil(std::min(deadline, next_status))) {
+      if (Clock::now() >= deadline) break;
+      Status(started);
+      next_status += std::chrono::seconds(1);
+    }
+    report.aborted = latch_.Aborted();
+    latch_.Stop();
+    for (auto& t : workers) t.join();
+    if (nemesis.joinable()) nemesis.join();
+    if (c_.nemesis != nullptr) {
+      auto healed = c_.nemesis->HealAll();
+      if (!healed.ok()) report.problems.push_back("heal: " + healed.error());
+    }
+    report.workload_s =
+        std::chrono::duration<double>(Clock::now() - started).count();
+
+    auto final_started = Clock::now();
+    if (!report.aborted) FinalPhase(report);
+    report.final_s =
+        std::chrono::duration<double>(Clock::now() - final_started).count();
+
+    report.invocations = counters_.invocations;
+    report.ok = counters_.ok;
+    report.fail = counters_.fail;
+    report.info = counters_.info;
+    report.aborted = report.aborted || latch_.Aborted();
+    if (counters_.first_invoke_ns >= 0) {
+      report.first_invoke = c_.journal->start() +
+                            std::chrono::nanoseconds(counters_.first_invoke_ns);
+    }
+    return report;
+  }
+
+ private:
+  const Node& NodeFor(std::int64_t n) const {
+    const auto& nodes = c_.cluster->nodes();
+    return nodes[static_cast<std::size_t>(n) % nodes.size()];
+  }
+
+  std::unique_ptr<Client> Open(const Node& node) {
+    auto client = c_.target->OpenClient(node, c_.workload->name());
+    if (!client.ok()) {
+      spdlog::warn("cannot open client on {}: {}", node.name, client.error());
+      return nullptr;
+    }
+    return std::move(client.value());
+  }
+
+  // Records the invocation, performs it, records the completion.
+  Outcome InvokeOne(Client* client, std::int64_t process, const Node& node,
+                    const Operation& op) {
+    Event inv;
+    inv.process = process;
+    inv.type = EventType::kInvoke;
+    inv.f = op.f;
+    inv.key = op.key;
+    inv.value = op.value;
+    inv.node = node.name;
+    Event written = c_.journal->Append(inv);
+    std::int64_t expected = -1;
+    counters_.first_invoke_ns.compare_exchange_strong(expected, *written.time);
+    ++counters_.invocations;
+
+    Completion done;
+    if (client == nullptr) {
+      done = {Outcome::kFail, op.value, "no-client"};
+    } else {
+      done = client->Invoke(op);
+    }
+    Event comp = inv;
+    comp.type = ToEventType(done.type);
+    comp.value = done.type == Outcome::kOk ? done.value : op.value;
+    comp.error = done.error;
+    c_.journal->Append(comp);
+    switch (done.type) {
+      case Outcome::kOk:
+        ++counters_.ok;
+        break;
+      case Outcome::kFail:
+        ++counters_.fail;
+        break;
+      case Outcome::kInfo:
+        ++counters_.info;
+        break;
+    }
+    return done.type;
+  }
+
+  void Worker(int w) {
+    const auto& spec = *c_.spec;
+    auto gen = c_.workload->ForWorker(w, DeriveSeed(spec.seed, 1000 + w));
+    std::mt19937_64 rng(DeriveSeed(spec.seed, 5000 + w));
+    // Stagger: each worker draws delays uniform in [0, 2*mean], mean chosen
+    // so all workers together invoke `rate` operations per second.
+    double mean_s = spec.workload.rate > 0
+                        ? spec.workload.concurrency / spec.workload.rate
+                        : 0.0;
+    std::uniform_real_distribution<double> jitter(0.0, 2.0 * mean_s);
+    std::int64_t process = w;
+    const Node* node = &NodeFor(w);
+    auto client = Open(*node);
+    auto next = Clock::now();
+    while (!latch_.stopped()) {
+      if (mean_s > 0) {
+        next += std::chrono::duration_cast<Clock::duration>(
+            std::chrono::duration<double>(jitter(rng)));
+        if (!latch_.WaitUntil(next)) break;
+      }
+      Operation op = gen->Next();
+      if (InvokeOne(client.get(), process, *node, op) == Outcome::kInfo) {
+        // The op may still be in flight: this process never invokes again.
+        process = next_process_.fetch_add(1);
+        client = Open(*node);
+      }
+      if (client == nullptr) client = Open(*node);
+    }
+  }
+
+  void RecordNemesis(const std::string& f, EventType type, Value value,
+                     const std::string& error) {
+    Event e;
+    e.process = checkers::kNemesisProcess;
+    e.type = type;
+    e.f = f;
+    e.value = std::move(value);
+    e.error = error;
+    c_.journal->Append(std::move(e));
+  }
+
+  void NemesisLoop(InterpreterReport& report) {
+    const auto& n = c_.spec->nemesis;
+    auto secs = [](double s) {
+      return std::chrono::duration_cast<Clock::duration>(
+          std::chrono::duration<double>(s));
+    };
+    while (latch_.WaitUntil(Clock::now() + secs(n.interval_s))) {
+      FaultStep step = c_.next_fault();
+      Value arg = Value::MakeObject({{"selector", Value::String(step.selector)}});
+      std::string start_f = "start-" + step.kind;
+      RecordNemesis(start_f, EventType::kInvoke, arg, "");
+      auto started = c_.nemesis->Start(step);
+      if (!started.ok()) {
+        spdlog::warn("nemesis {} {} failed: {}", start_f, step.selector,
+                     started.error());
+        report.problems.push_back(start_f + ": " + started.error());
+        RecordNemesis(start_f, EventType::kInfo, arg, started.error());
+        continue;
+      }
+      ++report.faults_started;
+      spdlog::info("fault: {} {}", start_f, started.value().ToJson());
+      RecordNemesis(start_f, EventType::kInfo, started.value(), "");
+      {
+        std::lock_guard<std::mutex> lock(counters_.fault_mu);
+        counters_.current_fault = step.kind + " " + step.selector;
+      }
+      latch_.WaitUntil(Clock::now() + secs(n.duration_s));
+      std::string stop_f = "stop-" + step.kind;
+      RecordNemesis(stop_f, EventType::kInvoke, Value(), "");
+      auto stopped = c_.nemesis->Stop();
+      if (stopped.ok()) {
+        ++report.faults_healed;
+        spdlog::info("healed: {} {}", stop_f, stopped.value().ToJson());
+        RecordNemesis(stop_f, EventType::kInfo, stopped.value(), "");
+      } else {
+        spdlog::warn("nemesis {} failed: {}", stop_f, stopped.error());
+        report.problems.push_back(stop_f + ": " + stopped.error());
+        RecordNemesis(stop_f, EventType::kInfo, Value(), stopped.error());
+      }
+      {
+        std::lock_guard<std::mutex> lock(counters_.fault_mu);
+        counters_.current_fault.clear();
+      }
+    }
+  }
+
+  void FinalPhase(InterpreterReport& report) {
+    const auto& spec = *c_.spec;
+    StopLatch recovery(c_.abort);
+    auto recovery_end =
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                           std::chrono::duration<double>(spec.recovery_s));
+    if (!recovery.WaitUntil(recovery_end)) return;
+    auto healthy = c_.target->AwaitHealthy(std::chrono::seconds(30));
+    if (!healthy.ok()) {
+      report.problems.push_back("not healthy after recovery: " +
+                                healthy.error());
+    }
+    // Each final op is retried, on rotating nodes, until it is ok.
+    auto final_deadline = Clock::now() + std::chrono::seconds(30);
+    std::int64_t attempt = 0;
+    for (const Operation& op : c_.workload->FinalOps()) {
+      bool done = false;
+      while (!done && Clock::now() < final_deadline && !recovery.Aborted()) {
+        std::int64_t process = next_process_.fetch_add(1);
+        const Node& node = NodeFor(attempt++);
+        auto client = Open(node);
+        done = InvokeOne(client.get(), process, node, op) == Outcome::kOk;
+      }
+      if (!done) {
+        report.problems.push_back("final " + op.f + " of " + op.key.ToJson() +
+                                  " never succeeded");
+      }
+    }
+  }
+
+  void Status(Clock::time_point started) {
+    if (!c_.on_status) return;
+    std::string fault;
+    {
+      std::lock_guard<std::mutex> lock(counters_.fault_mu);
+      fault = counters_.current_fault.empty() ? "none" : counters_.current_fault;
+    }
+    double elapsed =
+        std::chrono::duration<double>(Clock::now() - started).count();
+    char line[256];
+    snprintf(line, sizeof line,
+             "%5.0fs / %.0fs  ok %lld  fail %lld  info %lld  fault: %s",
+             elapsed, c_.spec->time_limit_s,
+             static_cast<long long>(counters_.ok.load()),
+             static_cast<long long>(counters_.fail.load()),
+             static_cast<long long>(counters_.info.load()), fault.c_str());
+    c_.on_status(line);
+  }
+
+  const InterpreterConfig& c_;
+  StopLatch latch_;
+  Counters counters_;
+  std::atomic<std::int64_t> next_process_{0};
+};
+
+}  // namespace
+
+std::uint64_t DeriveSeed(std::uint64_t seed, std::uint64_t stream) {
+  std::uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (stream + 1);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+InterpreterReport RunInterpreter(const InterpreterConfig& config) {
+  Run run(config);
+  return run.Go();
+}
+
+}  // namespace faultline::harness

@@ -1,0 +1,59 @@
+// The interpreter: runs a workload's generators on worker threads against a
+// target's clients while a nemesis thread applies the fault schedule, then
+// heals, waits for recovery and runs the final operations. Every invocation
+// and completion goes to the Journal as it happens.
+//
+// Threads: one per worker (worker w starts as process w, takes a fresh
+// process id after every `info`, with a fresh client), one nemesis thread.
+// The interpreter alone sleeps; generators and schedules are pure.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "harness/cluster.h"
+#include "harness/journal.h"
+#include "harness/nemesis.h"
+#include "harness/spec.h"
+#include "harness/target.h"
+#include "harness/workload.h"
+
+namespace faultline::harness {
+
+struct InterpreterConfig {
+  const TestSpec* spec = nullptr;
+  Cluster* cluster = nullptr;
+  Target* target = nullptr;
+  Nemesis* nemesis = nullptr;  // null: no faults
+  Workload* workload = nullptr;
+  Journal* journal = nullptr;
+  std::function<FaultStep()> next_fault;  // the seeded schedule
+  // Set from another thread (SIGINT/SIGTERM) to end the run early; the
+  // interpreter still heals and records what happened.
+  const std::atomic<bool>* abort = nullptr;
+  // Called about once a second with a one-line status (for the terminal).
+  std::function<void(const std::string&)> on_status;
+};
+
+struct InterpreterReport {
+  std::chrono::steady_clock::time_point first_invoke{};
+  std::int64_t invocations = 0;
+  std::int64_t ok = 0, fail = 0, info = 0;
+  int faults_started = 0;
+  int faults_healed = 0;
+  std::vector<std::string> problems;  // nemesis errors, final reads not ok
+  bool aborted = false;
+  double workload_s = 0;  // wall time of the faulted phase
+  double final_s = 0;     // recovery + final operations
+};
+
+InterpreterReport RunInterpreter(const InterpreterConfig& config);
+
+// Deterministic per-worker seed derived from the test seed (splitmix64).
+std::uint64_t DeriveSeed(std::uint64_t seed, std::uint64_t stream);
+
+}  // namespace faultline::harness
