@@ -1,7 +1,7 @@
 // Target: the lifecycle of one system (etcd, ...) on a cluster, plus its
 // clients and its own view of who leads. One instance per test run.
 //
-// Thread-safety: Start/Kill/Pause/Resume/Status may be called from the
+// Thread-safety: Start/Kill/Pause/Resume/Inspect may be called from the
 // nemesis thread while clients run on worker threads; implementations lock.
 #pragma once
 
@@ -44,7 +44,9 @@ class Target {
   virtual Status Pause(const Node& node) = 0;  // SIGSTOP the system's pid
   virtual Status Resume(const Node& node) = 0; // SIGCONT
   virtual bool Running(const Node& node) = 0;
-  virtual NodeStatus Status(const Node& node) = 0;
+  // What the node reports about itself. (Named Inspect, not Status: Status
+  // is the harness result type in harness/result.h.)
+  virtual NodeStatus Inspect(const Node& node) = 0;
   // Stops every node (bounded wait, then SIGKILL) and copies logs into
   // `log_dir/<node>/`. Idempotent.
   virtual harness::Status Teardown(const std::string& log_dir) = 0;
