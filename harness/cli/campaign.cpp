@@ -1,0 +1,274 @@
+#include "harness/cli/campaign.h"
+
+#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <memory>
+
+#include "harness/cli/registry.h"
+#include "harness/config.h"
+#include "harness/interpreter.h"
+#include "harness/journal.h"
+#include "harness/ledger.h"
+#include "harness/netns.h"
+#include "harness/store.h"
+#include "nemesis/schedule.h"
+#include "reports/results.h"
+
+namespace faultline::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::time_point from, Clock::time_point to) {
+  return std::chrono::duration<double>(to - from).count();
+}
+
+std::string IsoNow() {
+  auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// Console plus the run's own log file, for the duration of one run.
+class RunLogger {
+ public:
+  explicit RunLogger(const std::string& log_path) {
+    previous_ = spdlog::default_logger();
+    auto console = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
+    console->set_pattern("%^%H:%M:%S %L%$ %v");
+    auto file = std::make_shared<spdlog::sinks::basic_file_sink_mt>(log_path);
+    file->set_pattern("%Y-%m-%dT%H:%M:%S.%e %l [%t] %v");
+    auto logger = std::make_shared<spdlog::logger>(
+        "faultline", spdlog::sinks_init_list{console, file});
+    logger->set_level(spdlog::level::info);
+    logger->flush_on(spdlog::level::info);
+    spdlog::set_default_logger(logger);
+  }
+  ~RunLogger() { spdlog::set_default_logger(previous_); }
+
+ private:
+  std::shared_ptr<spdlog::logger> previous_;
+};
+
+// The live status line: rewritten in place on a terminal, a log line every
+// 10 s otherwise.
+std::function<void(const std::string&)> StatusPrinter() {
+  bool tty = isatty(STDOUT_FILENO) != 0;
+  auto last = std::make_shared<Clock::time_point>(Clock::now());
+  return [tty, last](const std::string& line) {
+    if (tty) {
+      std::printf("\r\033[K%s", line.c_str());
+      std::fflush(stdout);
+    } else if (Clock::now() - *last >= std::chrono::seconds(10)) {
+      *last = Clock::now();
+      spdlog::info("{}", line);
+    }
+  };
+}
+
+}  // namespace
+
+std::string Preflight(const harness::TestSpec& spec) {
+  if (spec.cluster.provider == "netns") {
+    if (geteuid() != 0) {
+      return "the netns cluster needs root (network namespaces, veth, "
+             "iptables); run faultline as root";
+    }
+    for (const char* tool : {"ip", "iptables", "iptables-restore"}) {
+      if (harness::FindSystemTool(tool).empty()) {
+        return std::string("'") + tool +
+               "' is missing; install iproute2 and iptables "
+               "(scripts/install-deps.sh)";
+      }
+    }
+  }
+  if (FindTargetBinary(spec).empty()) {
+    return "the " + spec.target.name + " binary is not installed; run "
+           "scripts/install-deps.sh (Debian package etcd-server)";
+  }
+  return "";
+}
+
+CampaignResult RunCampaign(const harness::TestSpec& spec,
+                           const CampaignOptions& options) {
+  CampaignResult result;
+  auto t_begin = Clock::now();
+  auto run_dir = harness::CreateRunDir(spec.store_dir, spec.name);
+  if (!run_dir.ok()) {
+    std::fprintf(stderr, "faultline run: %s\n", run_dir.error().c_str());
+    return result;
+  }
+  const std::string dir = std::filesystem::absolute(run_dir->path).string();
+  result.run_dir = dir;
+  RunLogger logger(dir + "/" + harness::kLogFile);
+  spdlog::info("run {} of {} (seed {}), stored in {}", run_dir->run_id,
+               spec.name, spec.seed, dir);
+
+  reports::RunSummary summary;
+  summary.name = spec.name;
+  summary.run_dir = dir;
+  summary.started_at = IsoNow();
+  summary.seed = spec.seed;
+  summary.cluster_provider = spec.cluster.provider;
+  summary.nodes = spec.cluster.nodes;
+  summary.target = spec.target.name;
+  summary.config_yaml = harness::DescribeSpec(spec);
+  summary.expect = spec.expect;
+  (void)harness::WriteFileAtomic(dir + "/" + harness::kConfigFile,
+                                 summary.config_yaml);
+
+  std::string index_dir = options.index_dir.empty()
+                              ? harness::DefaultActiveIndexDir()
+                              : options.index_dir;
+  auto ledger = harness::Ledger::Create(dir + "/" + harness::kLedgerFile,
+                                        run_dir->run_id, index_dir);
+  if (!ledger.ok()) {
+    spdlog::error("{}", ledger.error());
+    return result;
+  }
+
+  auto workload = MakeWorkload(spec);
+  if (!workload.ok()) {
+    spdlog::error("{}", workload.error());
+    return result;
+  }
+
+  // --- setup ---------------------------------------------------------------
+  auto t_setup = Clock::now();
+  std::unique_ptr<harness::Cluster> cluster;
+  std::unique_ptr<harness::Target> target;
+  std::unique_ptr<harness::Nemesis> nemesis;
+  std::string setup_error;
+  {
+    auto c = harness::CreateNetnsCluster(spec.cluster, run_dir->run_id,
+                                         **ledger);
+    if (!c.ok()) {
+      setup_error = "cluster: " + c.error();
+    } else {
+      cluster = std::move(c.value());
+    }
+  }
+  if (cluster) {
+    auto t = MakeTarget(spec, ledger->get(), dir + "/work");
+    if (!t.ok()) {
+      setup_error = t.error();
+    } else {
+      target = std::move(t.value());
+      summary.target_version = target->version();
+      auto s = target->Setup(*cluster);
+      for (const auto& node : cluster->nodes()) {
+        if (!s.ok()) break;
+        s = target->Start(node);
+      }
+      if (s.ok()) s = target->AwaitHealthy(std::chrono::seconds(60));
+      if (!s.ok()) setup_error = spec.target.name + ": " + s.error();
+    }
+  }
+  if (setup_error.empty()) {
+    nemesis = MakeNemesis(spec, *cluster, *target, **ledger);
+    spdlog::info("cluster of {} nodes healthy after {:.2f} s ({})",
+                 spec.cluster.nodes, Seconds(t_setup, Clock::now()),
+                 summary.target_version);
+  }
+  summary.phases.push_back({"setup", Seconds(t_setup, Clock::now())});
+
+  // --- workload and faults ---------------------------------------------------
+  std::unique_ptr<harness::Journal> journal;
+  if (setup_error.empty()) {
+    auto j = harness::Journal::Open(dir + "/" + harness::kHistoryFile,
+                                    Clock::now());
+    if (!j.ok()) {
+      setup_error = j.error();
+    } else {
+      journal = std::move(j.value());
+    }
+  }
+  if (setup_error.empty()) {
+    nemesis::Schedule schedule(spec.nemesis, spec.seed);
+    harness::InterpreterConfig ic;
+    ic.spec = &spec;
+    ic.cluster = cluster.get();
+    ic.target = target.get();
+    ic.nemesis = spec.nemesis.faults.empty() ? nullptr : nemesis.get();
+    ic.workload = workload->get();
+    ic.journal = journal.get();
+    ic.next_fault = [&schedule] { return schedule.Next(); };
+    ic.abort = options.abort;
+    ic.on_status = StatusPrinter();
+    auto report = harness::RunInterpreter(ic);
+    if (isatty(STDOUT_FILENO)) std::printf("\n");
+    double first_op = Seconds(t_begin, report.first_invoke);
+    spdlog::info(
+        "workload done: {} invocations ({} ok, {} fail, {} info) in {:.1f} s, "
+        "{:.0f} ops/s; first operation {:.2f} s after start; {} faults "
+        "applied, {} healed",
+        report.invocations, report.ok, report.fail, report.info,
+        report.workload_s, report.invocations / std::max(report.workload_s, 1e-9),
+        first_op, report.faults_started, report.faults_healed);
+    summary.phases.push_back({"workload", report.workload_s});
+    summary.phases.push_back({"final", report.final_s});
+    summary.problems = report.problems;
+    summary.aborted = report.aborted;
+  } else {
+    spdlog::error("setup failed: {}", setup_error);
+    summary.problems.push_back("setup failed: " + setup_error);
+  }
+
+  // --- teardown (always) -----------------------------------------------------
+  auto t_teardown = Clock::now();
+  if (nemesis) {
+    auto s = nemesis->HealAll();
+    if (!s.ok()) summary.problems.push_back("heal: " + s.error());
+  }
+  if (target) {
+    auto s = target->Teardown(dir + "/" + harness::kNodesDir);
+    if (!s.ok()) summary.problems.push_back("teardown: " + s.error());
+  }
+  if (cluster) {
+    auto s = cluster->Destroy();
+    if (!s.ok()) summary.problems.push_back("cluster: " + s.error());
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(dir + "/work", ec);
+  (*ledger)->Close();
+  double teardown_s = Seconds(t_teardown, Clock::now());
+  spdlog::info("teardown done in {:.2f} s", teardown_s);
+  summary.phases.push_back({"teardown", teardown_s});
+
+  // --- check -----------------------------------------------------------------
+  if (journal) {
+    auto t_check = Clock::now();
+    harness::CheckOptions co;
+    co.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                     std::chrono::duration<double>(
+                                         options.check_time_limit_s));
+    summary.verdicts = (*workload)->Check(journal->Snapshot(), co);
+    summary.phases.push_back({"check", Seconds(t_check, Clock::now())});
+  } else {
+    checkers::Verdict v;
+    v.checker = "run";
+    v.validity = checkers::Validity::kUnknown;
+    v.summary = "the test did not run: " + setup_error;
+    summary.verdicts.push_back(v);
+  }
+
+  (void)harness::WriteFileAtomic(dir + "/" + harness::kResultsFile,
+                                 reports::ResultsJson(summary));
+  std::printf("\n%s", reports::TextSummary(summary).c_str());
+  std::printf("stored in %s\n", dir.c_str());
+  // A cluster that never came up is no verdict about the system.
+  result.exit_code = setup_error.empty() ? reports::RunExitCode(summary) : 255;
+  return result;
+}
+
+}  // namespace faultline::cli

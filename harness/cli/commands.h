@@ -1,0 +1,21 @@
+// Subcommands of the faultline CLI. Each Add*Command registers one CLI11
+// subcommand whose callback stores its exit code in `exit_code`
+// (shared/spec/history.md: 0 valid, 1 invalid, 2 unknown, 254 bad
+// usage/config/input, 255 internal error).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace faultline::cli {
+
+inline constexpr int kExitUsage = 254;
+inline constexpr int kExitInternal = 255;
+
+void AddRunCommand(CLI::App& root, int& exit_code);
+void AddAnalyzeCommand(CLI::App& root, int& exit_code);
+void AddCheckCommand(CLI::App& root, int& exit_code);
+void AddValidateCommand(CLI::App& root, int& exit_code);
+void AddHealCommand(CLI::App& root, int& exit_code);
+void AddListCommand(CLI::App& root, int& exit_code);
+
+}  // namespace faultline::cli

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# A short partitioned run against a real 3-node etcd cluster must be valid,
+# with many ok operations and every fault applied and healed; `analyze` on
+# the stored run must give the same verdict; nothing may remain afterwards.
+source "$(dirname "$0")/lib.sh"
+require_root
+require_tool etcd
+setup_workdir
+
+set +e
+"$FAULTLINE_BIN" run "$FAULTLINE_SOURCE_DIR/configs/etcd-quick.yaml" \
+  --store "$STORE" --index-dir "$INDEX" --seed 11 >"$WORK/out.txt" 2>&1
+rc=$?
+set -e
+cat "$WORK/out.txt"
+[ "$rc" -eq 0 ] || fail "run exited $rc, expected 0 (valid)"
+
+run="$STORE/etcd-quick/latest"
+[ -f "$run/history.jsonl" ] || fail "no history stored"
+[ -f "$run/results.json" ] || fail "no results.json stored"
+[ "$(json_get "$run/results.json" "j['valid']")" = valid ] || fail "results.json is not valid"
+ok=$(grep -c '"type":"ok"' "$run/history.jsonl")
+[ "$ok" -ge 500 ] || fail "only $ok ok operations"
+starts=$(grep -c '"process":"nemesis","type":"info","f":"start-partition"' "$run/history.jsonl" || true)
+stops=$(grep -c '"process":"nemesis","type":"info","f":"stop-partition"' "$run/history.jsonl" || true)
+[ "$starts" -ge 1 ] || fail "no partition was applied"
+[ "$starts" -eq "$stops" ] || fail "$starts partitions started but $stops healed"
+grep -q '"error"' <(grep start-partition "$run/history.jsonl") && fail "a partition failed to apply"
+for n in n1 n2 n3; do
+  [ -s "$run/nodes/$n/etcd.log" ] || fail "no etcd log collected for $n"
+done
+
+set +e
+"$FAULTLINE_BIN" analyze "$run" >"$WORK/analyze.txt" 2>&1
+arc=$?
+set -e
+cat "$WORK/analyze.txt"
+[ "$arc" -eq "$rc" ] || fail "analyze exited $arc, run exited $rc"
+
+id=$(python3 -c "import json,sys
+for l in open(sys.argv[1]):
+    e=json.loads(l)
+    if e.get('kind')=='netns': print(e['name']); break" "$run/ledger.jsonl")
+[ -n "$id" ] || fail "the ledger records no namespace"
+[ -z "$(leftovers_for_run "$id")" ] || fail "resources remain: $(leftovers_for_run "$id")"
+echo "PASS: $ok ok operations, $starts partitions applied and healed"

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# A run whose controller is SIGKILLed mid-partition leaves namespaces,
+# iptables rules, a bridge and etcd processes behind; `faultline heal RUN_DIR`
+# must remove every one of them, using only the fault ledger.
+source "$(dirname "$0")/lib.sh"
+require_root
+require_tool etcd
+setup_workdir
+
+cat >"$WORK/long.yaml" <<YAML
+name: sigkill-heal
+time_limit: 600
+cluster: {nodes: 3, subnet: 10.77.0.0/24}
+target: {name: etcd}
+workload: {name: register, keys: 4, concurrency: 4, rate: 50}
+nemesis: {faults: [partition], interval: 1, duration: 600, partitions: [halves]}
+YAML
+
+"$FAULTLINE_BIN" run "$WORK/long.yaml" --store "$STORE" --index-dir "$INDEX" \
+  >"$WORK/out.txt" 2>&1 &
+pid=$!
+
+# Wait (bounded) until the ledger shows an applied partition.
+run="$STORE/sigkill-heal/latest"
+for _ in $(seq 1 600); do
+  if [ -f "$run/ledger.jsonl" ] && grep -q '"kind":"iptables"' "$run/ledger.jsonl" \
+     && grep -q '"f":"start-partition"' "$run/history.jsonl" 2>/dev/null; then
+    break
+  fi
+  kill -0 "$pid" 2>/dev/null || { cat "$WORK/out.txt"; fail "run ended before the partition"; }
+  sleep 0.1
+done
+grep -q '"kind":"iptables"' "$run/ledger.jsonl" || fail "no partition within 60 s"
+# The partition's iptables rules are in place now: kill the controller.
+kill -9 "$pid"
+wait "$pid" 2>/dev/null || true
+
+mapfile -t namespaces < <(python3 -c "import json,sys
+for l in open(sys.argv[1]):
+    try: e=json.loads(l)
+    except ValueError: continue
+    if e.get('kind')=='netns': print(e['name'])" "$run/ledger.jsonl")
+mapfile -t pids < <(python3 -c "import json,sys
+for l in open(sys.argv[1]):
+    try: e=json.loads(l)
+    except ValueError: continue
+    if e.get('kind')=='process': print(e['pid'])" "$run/ledger.jsonl")
+[ "${#namespaces[@]}" -eq 3 ] || fail "expected 3 namespaces in the ledger"
+[ "${#pids[@]}" -ge 3 ] || fail "expected etcd processes in the ledger"
+# Before healing, the leftovers are real (so the test can fail).
+ip netns list | grep -qF "${namespaces[0]}" || fail "namespace already gone before heal"
+rules=$(ip netns exec "${namespaces[0]}" iptables -S INPUT | grep -c DROP || true)
+[ "$rules" -ge 1 ] || fail "no DROP rule in place before heal"
+
+"$FAULTLINE_BIN" heal "$run" || fail "heal exited $?"
+
+for ns in "${namespaces[@]}"; do
+  ip netns list | grep -qF "$ns" && fail "namespace $ns remains"
+  id="${ns#fl-}"; id="${id%%-*}"
+  [ -z "$(leftovers_for_run "$id")" ] || fail "links remain: $(leftovers_for_run "$id")"
+done
+for p in "${pids[@]}"; do
+  if [ -d "/proc/$p" ] && grep -q etcd "/proc/$p/comm" 2>/dev/null; then
+    fail "etcd process $p remains"
+  fi
+done
+stopped=$(ps -eo stat=,comm= | awk '$1 ~ /^T/ && $2 == "etcd"' | wc -l)
+[ "$stopped" -eq 0 ] || fail "$stopped stopped etcd processes remain"
+# Healing twice is harmless.
+"$FAULTLINE_BIN" heal "$run" >/dev/null || fail "second heal failed"
+echo "PASS: heal removed ${#namespaces[@]} namespaces, their links and ${#pids[@]} processes"

@@ -1,0 +1,49 @@
+# Shared helpers for the end-to-end tests (sourced, not run).
+# Each test runs the real faultline binary against real etcd members in real
+# network namespaces; it needs root and the etcd-server package, and says so.
+set -euo pipefail
+
+FAULTLINE_BIN="${FAULTLINE_BIN:?FAULTLINE_BIN must point at the faultline binary}"
+FAULTLINE_SOURCE_DIR="${FAULTLINE_SOURCE_DIR:?FAULTLINE_SOURCE_DIR must be set}"
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+require_root() {
+  [ "$(id -u)" -eq 0 ] || fail "this test needs root (network namespaces, iptables)"
+}
+
+require_tool() {
+  command -v "$1" >/dev/null 2>&1 || fail "this test needs '$1' (run scripts/install-deps.sh)"
+}
+
+# A private store and active-run index per test, healed and removed on exit.
+setup_workdir() {
+  WORK="$(mktemp -d /tmp/faultline-e2e.XXXXXX)"
+  STORE="$WORK/store"
+  INDEX="$WORK/active"
+  mkdir -p "$STORE" "$INDEX"
+  trap 'cleanup_workdir' EXIT
+}
+
+cleanup_workdir() {
+  local rc=$?
+  # Whatever a failed test left behind is healed from the ledgers.
+  "$FAULTLINE_BIN" heal --all --index-dir "$INDEX" >/dev/null 2>&1 || true
+  rm -rf "$WORK"
+  exit $rc
+}
+
+# json_get FILE EXPR: evaluates a Python expression on the parsed JSON `j`.
+json_get() {
+  python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1"
+}
+
+# Names of network namespaces, links and processes that carry a run id.
+leftovers_for_run() {
+  local id="$1"
+  { ip netns list 2>/dev/null | grep -F -- "$id" || true
+    ip -o link show 2>/dev/null | grep -F -- "$id" || true; }
+}
