@@ -1,0 +1,116 @@
+// EtcdTarget: etcd 3.4 as a harness::Target. Static bootstrap of every node
+// of the cluster, one member per node listening ONLY on <node.ip>:2379
+// (client) and <node.ip>:2380 (peer), so several members can share a host
+// on distinct loopback addresses. Clients speak the v3 JSON gateway.
+//
+// Files, per node, on the node (through its Remote):
+//   <work_dir>/<node>/data      data dir (about 62 MB of WAL; deleted by
+//                               Teardown)
+//   <work_dir>/<node>/etcd.log  zap JSON log (stdout+stderr)
+//
+// Inspect() reports what the member itself says (POST /v3/maintenance/status,
+// ~500 ms timeout): role "leader" when header.member_id == leader, else
+// "follower" when it knows a leader, else "" (etcd does not expose
+// candidate/pre-candidate over the gateway); term is `raftTerm`, which in
+// etcd 3.4 is the term of the last APPLIED entry, not raft's current term: an
+// isolated member campaigning keeps reporting its old term.
+//
+// Liveness and reaping use the local process table (ProcessAlive), which is
+// right for the local and netns Remotes (daemons are our children); a Remote
+// on another host would need its own liveness check.
+//
+// Thread-safety: every method may be called from any thread; per-node state
+// is under a mutex, HTTP calls are made outside it.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "harness/spec.h"
+#include "harness/target.h"
+
+namespace faultline::targets::etcd {
+
+class EtcdTarget : public harness::Target {
+ public:
+  // `ledger` may be nullptr (no crash recovery of paused members).
+  // `work_dir` is an absolute directory on the nodes for data and logs.
+  EtcdTarget(const harness::EtcdSpec& spec,
+             const harness::WorkloadSpec& workload, harness::Ledger* ledger,
+             std::string work_dir);
+  ~EtcdTarget() override;
+
+  std::string name() const override { return "etcd"; }
+  // "etcd 3.4.23", from `<binary> --version`; "etcd (unknown version)" when
+  // the binary cannot be run.
+  std::string version() override;
+
+  // Remembers the cluster's nodes (the cluster must outlive this target) and
+  // creates fresh, empty per-node directories (an old data dir is removed).
+  harness::Status Setup(harness::Cluster& cluster) override;
+  // Starts the member on `node` (with its existing data after a Kill). A
+  // no-op when it is already running.
+  harness::Status Start(const harness::Node& node) override;
+  // Polls GET /health on every running member until all answer
+  // {"health":"true"} (which etcd only does with a leader) and their status
+  // agrees on one leader. Error on timeout, naming the members not healthy.
+  harness::Status AwaitHealthy(std::chrono::milliseconds timeout) override;
+  // SIGKILL and reap. A paused member's ledger `stop` entry is marked healed.
+  harness::Status Kill(const harness::Node& node) override;
+  // SIGSTOP the etcd pid; a ledger `stop` entry is recorded first.
+  harness::Status Pause(const harness::Node& node) override;
+  // SIGCONT; the ledger entry is marked healed afterwards.
+  harness::Status Resume(const harness::Node& node) override;
+  bool Running(const harness::Node& node) override;
+  harness::NodeStatus Inspect(const harness::Node& node) override;
+  // SIGTERM to all members, ~3 s bounded wait, then SIGKILL; copies each
+  // node's etcd.log to <log_dir>/<node>/etcd.log; deletes the data dirs.
+  // Idempotent. An empty `log_dir` skips the copy.
+  harness::Status Teardown(const std::string& log_dir) override;
+
+  // Workload "register" only.
+  harness::Result<std::unique_ptr<harness::Client>> OpenClient(
+      const harness::Node& node, const std::string& workload) override;
+
+  // The pid of the member on `node`, 0 when it is not running (for tests and
+  // for reporting).
+  pid_t Pid(const harness::Node& node);
+
+  // The argv Start uses for `node` (exposed for tests and docs).
+  std::vector<std::string> CommandLine(const harness::Node& node) const;
+
+ private:
+  struct Member {
+    harness::Node node;
+    pid_t pid = 0;
+    bool paused = false;
+    long stop_seq = 0;  // ledger seq of the active `stop` entry, 0 if none
+    bool ever_started = false;  // has a log worth collecting
+  };
+
+  std::string NodeDir(const harness::Node& node) const;
+  std::string InitialCluster() const;
+  // Maps a member id to a node name, refreshing the cache from
+  // /v3/cluster/member/list on `ip` on a miss. "" when unknown.
+  std::string MemberName(std::uint64_t id, const std::string& ip);
+  void ReapLocked(Member& m);
+
+  harness::EtcdSpec spec_;
+  harness::WorkloadSpec workload_;
+  harness::Ledger* ledger_;
+  std::string work_dir_;
+  std::string token_;
+
+  std::mutex mu_;
+  std::vector<Member> members_;                      // in cluster order
+  std::map<std::uint64_t, std::string> id_to_name_;  // member id -> node name
+};
+
+}  // namespace faultline::targets::etcd

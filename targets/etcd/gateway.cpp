@@ -1,0 +1,248 @@
+#include "targets/etcd/gateway.h"
+
+#include <charconv>
+#include <nlohmann/json.hpp>
+
+#include "targets/etcd/base64.h"
+
+namespace faultline::targets::etcd {
+namespace {
+
+using json = nlohmann::json;
+using checkers::Value;
+using harness::Fail;
+using harness::Result;
+
+// Parses a JSON object; nullopt for anything else (including invalid JSON).
+std::optional<json> ParseObject(std::string_view body) {
+  json doc = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object()) return std::nullopt;
+  return doc;
+}
+
+// An integer field that the gateway writes as a string (or, leniently, as a
+// number). Absent -> `fallback`; malformed -> nullopt.
+template <typename Int>
+std::optional<Int> IntField(const json& obj, const char* name, Int fallback) {
+  auto it = obj.find(name);
+  if (it == obj.end() || it->is_null()) return fallback;
+  if (it->is_number_integer()) return it->get<Int>();
+  if (!it->is_string()) return std::nullopt;
+  const std::string& s = it->get_ref<const std::string&>();
+  Int out{};
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
+  return out;
+}
+
+// A base64 bytes field; absent means empty.
+std::optional<std::string> BytesField(const json& obj, const char* name) {
+  auto it = obj.find(name);
+  if (it == obj.end() || it->is_null()) return std::string();
+  if (!it->is_string()) return std::nullopt;
+  return Base64Decode(it->get_ref<const std::string&>());
+}
+
+Value FromJson(const json& j) {
+  switch (j.type()) {
+    case json::value_t::boolean:
+      return Value::Bool(j.get<bool>());
+    case json::value_t::number_integer:
+      return Value::Int(j.get<std::int64_t>());
+    case json::value_t::number_unsigned: {
+      auto u = j.get<std::uint64_t>();
+      if (u <= static_cast<std::uint64_t>(INT64_MAX)) {
+        return Value::Int(static_cast<std::int64_t>(u));
+      }
+      return Value::Double(static_cast<double>(u));
+    }
+    case json::value_t::number_float:
+      return Value::Double(j.get<double>());
+    case json::value_t::string:
+      return Value::String(j.get<std::string>());
+    case json::value_t::array: {
+      Value::List items;
+      for (const auto& item : j) items.push_back(FromJson(item));
+      return Value::MakeList(std::move(items));
+    }
+    case json::value_t::object: {
+      Value::Object fields;
+      for (const auto& [k, v] : j.items()) fields.emplace_back(k, FromJson(v));
+      return Value::MakeObject(std::move(fields));
+    }
+    default:
+      return Value::Null();
+  }
+}
+
+// The header every successful reply carries.
+bool HasHeader(const json& obj) {
+  auto it = obj.find("header");
+  return it != obj.end() && it->is_object();
+}
+
+}  // namespace
+
+Result<std::string> RegisterKey(const Value& key) {
+  switch (key.kind()) {
+    case Value::Kind::kNull:
+      return std::string(kKeyPrefix) + "_";
+    case Value::Kind::kString:
+      return std::string(kKeyPrefix) + key.as_string();
+    case Value::Kind::kInt:
+      return std::string(kKeyPrefix) + std::to_string(key.as_int());
+    default:
+      return Fail("unsupported key " + key.ToJson() +
+                  " (keys are strings or integers)");
+  }
+}
+
+std::string EncodeRegisterValue(const Value& value) { return value.ToJson(); }
+
+Value DecodeRegisterValue(std::string_view text) {
+  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return Value::String(std::string(text));
+  return FromJson(doc);
+}
+
+std::string RangeRequest(std::string_view key, bool serializable) {
+  json req = {{"key", Base64Encode(key)}};
+  if (serializable) req["serializable"] = true;
+  return req.dump();
+}
+
+std::string PutRequest(std::string_view key, std::string_view value) {
+  json req = {{"key", Base64Encode(key)}, {"value", Base64Encode(value)}};
+  return req.dump();
+}
+
+std::string CasRequest(std::string_view key,
+                       const std::optional<std::string>& expected,
+                       std::string_view value) {
+  json compare = {{"key", Base64Encode(key)}, {"result", "EQUAL"}};
+  if (expected) {
+    compare["target"] = "VALUE";
+    compare["value"] = Base64Encode(*expected);
+  } else {
+    compare["target"] = "VERSION";  // version 0: the key does not exist
+    compare["version"] = "0";
+  }
+  json put = {{"key", Base64Encode(key)}, {"value", Base64Encode(value)}};
+  json req = {{"compare", json::array({compare})},
+              {"success", json::array({{{"request_put", put}}})}};
+  return req.dump();
+}
+
+Result<RangeReply> ParseRangeReply(std::string_view body) {
+  auto doc = ParseObject(body);
+  if (!doc || !HasHeader(*doc)) return Fail("range: unexpected reply");
+  RangeReply reply;
+  auto rev = IntField<std::int64_t>((*doc)["header"], "revision", 0);
+  if (!rev) return Fail("range: bad header.revision");
+  reply.revision = *rev;
+  auto kvs = doc->find("kvs");
+  if (kvs == doc->end() || kvs->is_null()) return reply;
+  if (!kvs->is_array()) return Fail("range: kvs is not an array");
+  if (kvs->empty()) return reply;
+  if (kvs->size() != 1 || !(*kvs)[0].is_object()) {
+    return Fail("range: expected one kv, got " + std::to_string(kvs->size()));
+  }
+  auto value = BytesField((*kvs)[0], "value");
+  if (!value) return Fail("range: value is not base64");
+  reply.found = true;
+  reply.value = std::move(*value);
+  return reply;
+}
+
+harness::Status ParsePutReply(std::string_view body) {
+  auto doc = ParseObject(body);
+  if (!doc || !HasHeader(*doc)) return Fail("put: unexpected reply");
+  return harness::Ok();
+}
+
+Result<TxnReply> ParseTxnReply(std::string_view body) {
+  auto doc = ParseObject(body);
+  if (!doc || !HasHeader(*doc)) return Fail("txn: unexpected reply");
+  TxnReply reply;
+  auto it = doc->find("succeeded");
+  if (it != doc->end() && !it->is_null()) {
+    if (!it->is_boolean()) return Fail("txn: succeeded is not a boolean");
+    reply.succeeded = it->get<bool>();
+  }
+  return reply;
+}
+
+Result<StatusReply> ParseStatusReply(std::string_view body) {
+  auto doc = ParseObject(body);
+  if (!doc || !HasHeader(*doc)) return Fail("status: unexpected reply");
+  StatusReply reply;
+  auto member = IntField<std::uint64_t>((*doc)["header"], "member_id", 0);
+  auto leader = IntField<std::uint64_t>(*doc, "leader", 0);
+  auto term = IntField<std::int64_t>(*doc, "raftTerm", -1);
+  auto index = IntField<std::int64_t>(*doc, "raftIndex", -1);
+  if (!member || *member == 0) return Fail("status: no header.member_id");
+  if (!leader || !term || !index) return Fail("status: malformed field");
+  if (*term < 0) {  // older spelling, or only the header's copy present
+    auto header_term =
+        IntField<std::int64_t>((*doc)["header"], "raft_term", -1);
+    if (header_term) term = header_term;
+  }
+  reply.member_id = *member;
+  reply.leader = *leader;
+  reply.raft_term = *term;
+  reply.raft_index = *index;
+  auto version = doc->find("version");
+  if (version != doc->end() && version->is_string()) {
+    reply.version = version->get<std::string>();
+  }
+  return reply;
+}
+
+Result<std::vector<Member>> ParseMemberList(std::string_view body) {
+  auto doc = ParseObject(body);
+  if (!doc || !HasHeader(*doc)) return Fail("member list: unexpected reply");
+  std::vector<Member> members;
+  auto list = doc->find("members");
+  if (list == doc->end() || list->is_null()) return members;
+  if (!list->is_array()) return Fail("member list: members is not an array");
+  for (const auto& m : *list) {
+    if (!m.is_object()) return Fail("member list: member is not an object");
+    auto id = IntField<std::uint64_t>(m, "ID", 0);
+    if (!id || *id == 0) return Fail("member list: member without ID");
+    Member member;
+    member.id = *id;
+    auto name = m.find("name");
+    if (name != m.end() && name->is_string())
+      member.name = name->get<std::string>();
+    members.push_back(std::move(member));
+  }
+  return members;
+}
+
+Result<bool> ParseHealthReply(std::string_view body) {
+  auto doc = ParseObject(body);
+  if (!doc) return Fail("health: unexpected reply");
+  auto it = doc->find("health");
+  if (it == doc->end()) return Fail("health: no health field");
+  if (it->is_string()) return it->get<std::string>() == "true";
+  if (it->is_boolean()) return it->get<bool>();
+  return Fail("health: malformed health field");
+}
+
+std::string ErrorSummary(std::string_view body, std::size_t max_len) {
+  std::string out;
+  auto doc = ParseObject(body);
+  if (doc) {
+    auto it = doc->find("error");
+    if (it == doc->end() || !it->is_string()) it = doc->find("message");
+    if (it != doc->end() && it->is_string()) out = it->get<std::string>();
+  }
+  if (out.empty()) out = std::string(body);
+  for (char& c : out) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  if (out.size() > max_len) out.resize(max_len);
+  return out;
+}
+
+}  // namespace faultline::targets::etcd

@@ -1,0 +1,98 @@
+#include "targets/etcd/http.h"
+
+#include <curl/curl.h>
+
+#include <mutex>
+
+namespace faultline::targets::etcd {
+namespace {
+
+void GlobalInitOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+std::size_t AppendBody(char* data, std::size_t size, std::size_t nmemb,
+                       void* user) {
+  static_cast<std::string*>(user)->append(data, size * nmemb);
+  return size * nmemb;
+}
+
+}  // namespace
+
+HttpSession::HttpSession() {
+  GlobalInitOnce();
+  CURL* curl = curl_easy_init();
+  if (curl == nullptr) return;
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl, CURLOPT_NOPROXY, "*");
+  curl_easy_setopt(curl, CURLOPT_PROXY, "");
+  curl_easy_setopt(curl, CURLOPT_TCP_NODELAY, 1L);
+  curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, AppendBody);
+  curl_slist* headers = nullptr;
+  headers = curl_slist_append(headers, "Content-Type: application/json");
+  headers = curl_slist_append(headers, "Expect:");  // no 100-continue
+  handle_ = curl;
+  headers_ = headers;
+}
+
+HttpSession::~HttpSession() {
+  if (handle_ != nullptr) curl_easy_cleanup(static_cast<CURL*>(handle_));
+  if (headers_ != nullptr)
+    curl_slist_free_all(static_cast<curl_slist*>(headers_));
+}
+
+HttpReply HttpSession::Post(const std::string& url, std::string_view body,
+                            long timeout_ms) {
+  return Perform(url, &body, timeout_ms);
+}
+
+HttpReply HttpSession::Get(const std::string& url, long timeout_ms) {
+  return Perform(url, nullptr, timeout_ms);
+}
+
+HttpReply HttpSession::Perform(const std::string& url,
+                               const std::string_view* body, long timeout_ms) {
+  HttpReply reply;
+  if (handle_ == nullptr) {
+    reply.transport = Transport::kRefused;
+    reply.error = "curl_easy_init failed";
+    return reply;
+  }
+  CURL* curl = static_cast<CURL*>(handle_);
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, timeout_ms);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &reply.body);
+  if (body != nullptr) {
+    curl_easy_setopt(curl, CURLOPT_POST, 1L);
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body->data());
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE,
+                     static_cast<curl_off_t>(body->size()));
+    curl_easy_setopt(curl, CURLOPT_HTTPHEADER,
+                     static_cast<curl_slist*>(headers_));
+  } else {
+    curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
+    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, nullptr);
+  }
+  CURLcode code = curl_easy_perform(curl);
+  switch (code) {
+    case CURLE_OK:
+      reply.transport = Transport::kOk;
+      curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &reply.status);
+      return reply;
+    case CURLE_COULDNT_CONNECT:
+      reply.transport = Transport::kRefused;
+      break;
+    case CURLE_OPERATION_TIMEDOUT:
+      reply.transport = Transport::kTimeout;
+      break;
+    default:
+      reply.transport = Transport::kOther;
+      break;
+  }
+  reply.error = curl_easy_strerror(code);
+  return reply;
+}
+
+}  // namespace faultline::targets::etcd
