@@ -10,6 +10,8 @@
 //   process  {pid,start_time}    SIGKILL (only if start_time still matches)
 //   iptables {netns}             iptables -F in that namespace
 //   stop     {pid,start_time}    SIGCONT (only if start_time still matches)
+//   hostrule {name}              iptables -D FORWARD -i <name> -o <name>
+//                                -j ACCEPT on the host (bridge <name>)
 //   healed   {seq}               the entry `seq` was undone by the run
 //   closed   {}                  the run ended and healed itself
 //
@@ -53,7 +55,9 @@ class Ledger {
                                                 const std::string& index_dir);
   ~Ledger();
 
-  // Appends `entry` (its seq is assigned) and fsyncs; returns the seq.
+  // Appends `entry` (its seq is assigned) and fsyncs; returns the seq, or
+  // -1 when the entry could not be written durably (the caller must then not
+  // create the resource).
   long Record(LedgerEntry entry);
   // Records that entry `seq` has been undone.
   void MarkHealed(long seq);
@@ -81,5 +85,18 @@ Status HealLedger(const std::string& path, std::vector<std::string>* log);
 
 // Heals every run listed in `index_dir`, then removes their index files.
 Status HealAll(const std::string& index_dir, std::vector<std::string>* log);
+
+// Undoes one entry with the action listed above (healed/closed: nothing).
+// Idempotent: a resource that is already gone counts as undone. Appends one
+// line per action to `log` when it is not null. Used by HealLedger and by
+// providers tearing down what they recorded.
+Status UndoLedgerEntry(const LedgerEntry& entry, std::vector<std::string>* log);
+
+// Undoes `entries` (healed/closed ones are ignored; the caller filters out
+// what is already healed) in the safe order HealLedger uses; newest first
+// within a kind. Tries every entry even after an error; the error names all
+// that failed.
+Status UndoLedgerEntries(std::vector<LedgerEntry> entries,
+                         std::vector<std::string>* log);
 
 }  // namespace faultline::harness

@@ -1,0 +1,464 @@
+#include "harness/ledger.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "harness/netns.h"
+#include "harness/process.h"
+
+namespace faultline::harness {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+using Json = nlohmann::json;
+
+std::string ToJsonLine(const LedgerEntry& e) {
+  Json j = Json::object();
+  j["seq"] = e.seq;
+  j["kind"] = e.kind;
+  if (!e.name.empty()) j["name"] = e.name;
+  if (!e.netns.empty()) j["netns"] = e.netns;
+  if (!e.node.empty()) j["node"] = e.node;
+  if (e.pid != 0) j["pid"] = e.pid;
+  if (e.start_time != 0) j["start_time"] = e.start_time;
+  if (e.ref != 0) j["ref"] = e.ref;
+  j["unix_ms"] = std::chrono::duration_cast<std::chrono::milliseconds>(
+                     std::chrono::system_clock::now().time_since_epoch())
+                     .count();
+  return j.dump() + "\n";
+}
+
+// Parses one line; false when it is not a ledger entry.
+bool FromJsonLine(const std::string& line, LedgerEntry* out) {
+  Json j = Json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("kind") || !j["kind"].is_string() ||
+      !j.contains("seq") || !j["seq"].is_number_integer())
+    return false;
+  LedgerEntry e;
+  e.seq = j["seq"].get<long>();
+  e.kind = j["kind"].get<std::string>();
+  auto str = [&](const char* k, std::string* dst) {
+    if (j.contains(k) && j[k].is_string()) *dst = j[k].get<std::string>();
+  };
+  str("name", &e.name);
+  str("netns", &e.netns);
+  str("node", &e.node);
+  if (j.contains("pid") && j["pid"].is_number_integer())
+    e.pid = j["pid"].get<pid_t>();
+  if (j.contains("start_time") && j["start_time"].is_number_integer())
+    e.start_time = j["start_time"].get<unsigned long long>();
+  if (j.contains("ref") && j["ref"].is_number_integer())
+    e.ref = j["ref"].get<long>();
+  *out = std::move(e);
+  return true;
+}
+
+bool WriteAll(int fd, const std::string& data) {
+  std::size_t off = 0;
+  while (off < data.size()) {
+    ssize_t w = write(fd, data.data() + off, data.size() - off);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    off += static_cast<std::size_t>(w);
+  }
+  return true;
+}
+
+bool WaitUntil(const std::function<bool()>& done,
+               std::chrono::milliseconds limit) {
+  auto deadline = Clock::now() + limit;
+  while (!done()) {
+    if (Clock::now() >= deadline) return done();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
+bool NetnsExists(const std::string& name) {
+  std::error_code ec;
+  return !name.empty() && fs::exists("/run/netns/" + name, ec);
+}
+
+bool LinkExists(const std::string& name) {
+  std::error_code ec;
+  return !name.empty() && fs::exists("/sys/class/net/" + name, ec);
+}
+
+void Log(std::vector<std::string>* log, std::string line) {
+  if (log) log->push_back(std::move(line));
+}
+
+std::string Describe(const CommandResult& r) {
+  std::string msg = !r.error.empty() ? r.error : r.err;
+  while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' '))
+    msg.pop_back();
+  if (msg.empty()) msg = "exit " + std::to_string(r.exit_code);
+  return msg;
+}
+
+// Runs a system tool; "" netns = host namespace.
+Result<CommandResult> RunTool(std::string_view tool,
+                              std::vector<std::string> args,
+                              const std::string& netns = "") {
+  std::string path = FindSystemTool(tool);
+  if (path.empty()) return Fail(std::string(tool) + " not found");
+  args.insert(args.begin(), path);
+  CommandOptions options;
+  options.timeout = std::chrono::milliseconds(15000);
+  options.netns = netns;
+  return RunCommand(args, options);
+}
+
+bool StartTimeMatches(const LedgerEntry& e) {
+  if (e.pid <= 0) return false;
+  auto st = ProcessStartTime(e.pid);
+  return st.has_value() && *st == e.start_time;
+}
+
+// SIGKILLs every process in the namespace and waits until none is left.
+Status KillNetnsPids(const std::string& ns, std::vector<std::string>* log) {
+  if (!NetnsExists(ns)) return Ok();
+  std::vector<pid_t> pids;
+  auto list = [&]() -> bool {
+    pids.clear();
+    auto r = RunTool("ip", {"netns", "pids", ns});
+    if (!r.ok() || !r->ok()) return false;
+    std::istringstream in(r->out);
+    long pid;
+    while (in >> pid)
+      if (pid > 0) pids.push_back(static_cast<pid_t>(pid));
+    return true;
+  };
+  if (!list()) {
+    if (!NetnsExists(ns)) return Ok();
+    return Fail("cannot list processes in netns " + ns);
+  }
+  for (pid_t pid : pids) {
+    kill(pid, SIGKILL);
+    Log(log, "SIGKILL pid " + std::to_string(pid) + " in netns " + ns);
+  }
+  bool gone = WaitUntil(
+      [&] {
+        // ProcessAlive reaps our own children, so zombies do not linger.
+        bool any = false;
+        for (pid_t pid : pids) any = ProcessAlive(pid) || any;
+        if (any) return false;
+        return list() && pids.empty();
+      },
+      std::chrono::milliseconds(5000));
+  if (!gone) return Fail("processes still alive in netns " + ns);
+  return Ok();
+}
+
+Status DeleteLink(const std::string& name, std::vector<std::string>* log) {
+  if (!LinkExists(name)) {
+    Log(log, "link " + name + " already gone");
+    return Ok();
+  }
+  auto r = RunTool("ip", {"link", "del", name});
+  if (!r.ok()) return Fail(r.error());
+  if (!WaitUntil([&] { return !LinkExists(name); },
+                 std::chrono::milliseconds(5000)))
+    return Fail("ip link del " + name + ": " + Describe(*r));
+  Log(log, "ip link del " + name);
+  return Ok();
+}
+
+int Rank(const std::string& kind) {
+  static const std::map<std::string, int> kRanks = {
+      {"stop", 0},  {"iptables", 1}, {"process", 2}, {"veth", 4},
+      {"netns", 5}, {"hostrule", 6}, {"bridge", 7}};
+  auto it = kRanks.find(kind);
+  return it == kRanks.end() ? 8 : it->second;
+}
+
+// Reads what can be read; `bad` gets the 1-based numbers of unparseable
+// lines other than a torn last line.
+std::vector<LedgerEntry> ReadLenient(std::istream& in, std::vector<int>* bad) {
+  std::vector<LedgerEntry> out;
+  std::string line;
+  std::vector<int> unparsed;
+  int n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    if (line.empty()) continue;
+    LedgerEntry e;
+    if (FromJsonLine(line, &e)) {
+      out.push_back(std::move(e));
+    } else {
+      unparsed.push_back(n);
+    }
+  }
+  // A torn last line (a write cut short by a crash) is expected.
+  if (!unparsed.empty() && unparsed.back() == n) unparsed.pop_back();
+  if (bad) *bad = unparsed;
+  return out;
+}
+
+}  // namespace
+
+std::string DefaultActiveIndexDir() { return "/run/faultline/active"; }
+
+Ledger::Ledger(std::string path, std::string index_file, int fd)
+    : path_(std::move(path)), index_file_(std::move(index_file)), fd_(fd) {}
+
+Ledger::~Ledger() {
+  if (fd_ >= 0) close(fd_);
+}
+
+Result<std::unique_ptr<Ledger>> Ledger::Create(const std::string& path,
+                                               const std::string& run_id,
+                                               const std::string& index_dir) {
+  if (run_id.empty() || run_id.find('/') != std::string::npos ||
+      run_id == "." || run_id == "..")
+    return Fail("ledger: invalid run id '" + run_id + "'");
+  std::error_code ec;
+  fs::path abs = fs::absolute(path, ec);
+  if (ec) return Fail("ledger: bad path " + path + ": " + ec.message());
+  if (abs.has_parent_path()) fs::create_directories(abs.parent_path(), ec);
+  int fd = open(abs.c_str(),
+                O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return Fail("ledger: cannot open " + abs.string() + ": " + strerror(errno));
+  std::string index_file;
+  if (!index_dir.empty()) {
+    fs::create_directories(index_dir, ec);
+    index_file = (fs::path(index_dir) / run_id).string();
+    std::string tmp = index_file + ".tmp";
+    int ifd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    bool ok = ifd >= 0 && WriteAll(ifd, abs.string() + "\n") && fsync(ifd) == 0;
+    if (ifd >= 0) close(ifd);
+    if (!ok || rename(tmp.c_str(), index_file.c_str()) != 0) {
+      int e = errno;
+      close(fd);
+      unlink(tmp.c_str());
+      return Fail("ledger: cannot list run in " + index_dir + ": " +
+                  strerror(e));
+    }
+  }
+  return std::unique_ptr<Ledger>(new Ledger(abs.string(), index_file, fd));
+}
+
+long Ledger::Record(LedgerEntry entry) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (fd_ < 0) return -1;
+  entry.seq = next_seq_;
+  if (!WriteAll(fd_, ToJsonLine(entry)) || fsync(fd_) != 0) return -1;
+  return next_seq_++;
+}
+
+void Ledger::MarkHealed(long seq) {
+  if (seq <= 0) return;
+  LedgerEntry e;
+  e.kind = "healed";
+  e.ref = seq;
+  Record(std::move(e));
+}
+
+void Ledger::Close() {
+  LedgerEntry e;
+  e.kind = "closed";
+  Record(std::move(e));
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!index_file_.empty()) {
+    unlink(index_file_.c_str());
+    index_file_.clear();
+  }
+}
+
+Result<std::vector<LedgerEntry>> ReadLedger(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Fail("ledger: cannot read " + path);
+  std::vector<int> bad;
+  auto entries = ReadLenient(in, &bad);
+  if (!bad.empty())
+    return Fail("ledger: " + path + ": line " + std::to_string(bad.front()) +
+                " is not a ledger entry");
+  return entries;
+}
+
+Status UndoLedgerEntry(const LedgerEntry& e, std::vector<std::string>* log) {
+  const std::string who = e.node.empty() ? "" : " (" + e.node + ")";
+  if (e.kind == "stop" || e.kind == "process") {
+    const bool is_stop = e.kind == "stop";
+    if (!StartTimeMatches(e)) {
+      Log(log, "pid " + std::to_string(e.pid) + who +
+                   " gone or reused; nothing to " +
+                   (is_stop ? "continue" : "kill"));
+      return Ok();
+    }
+    if (is_stop) {
+      kill(e.pid, SIGCONT);
+      Log(log, "SIGCONT pid " + std::to_string(e.pid) + who);
+      return Ok();
+    }
+    kill(e.pid, SIGKILL);
+    Log(log, "SIGKILL pid " + std::to_string(e.pid) + who);
+    if (!WaitUntil([&] { return !ProcessAlive(e.pid); },
+                   std::chrono::milliseconds(5000)))
+      return Fail("pid " + std::to_string(e.pid) + " survived SIGKILL");
+    return Ok();
+  }
+  if (e.kind == "iptables") {
+    if (!NetnsExists(e.netns)) {
+      Log(log, "netns " + e.netns + " gone; no iptables rules to flush");
+      return Ok();
+    }
+    auto r = RunTool("iptables", {"-w", "-F"}, e.netns);
+    if (!r.ok()) return Fail(r.error());
+    if (!r->ok() && NetnsExists(e.netns))
+      return Fail("iptables -F in " + e.netns + ": " + Describe(*r));
+    Log(log, "iptables -F in netns " + e.netns + who);
+    return Ok();
+  }
+  if (e.kind == "netns") {
+    if (!NetnsExists(e.name)) {
+      Log(log, "netns " + e.name + " already gone");
+      return Ok();
+    }
+    Status killed = KillNetnsPids(e.name, log);
+    if (!killed.ok()) return killed;
+    auto r = RunTool("ip", {"netns", "del", e.name});
+    if (!r.ok()) return Fail(r.error());
+    if (NetnsExists(e.name))
+      return Fail("ip netns del " + e.name + ": " + Describe(*r));
+    Log(log, "ip netns del " + e.name);
+    return Ok();
+  }
+  if (e.kind == "veth" || e.kind == "bridge") return DeleteLink(e.name, log);
+  if (e.kind == "hostrule") {
+    const std::vector<std::string> rule = {"FORWARD", "-i", e.name,  "-o",
+                                           e.name,    "-j", "ACCEPT"};
+    for (int i = 0; i < 16; ++i) {
+      std::vector<std::string> check = {"-w", "-C"};
+      check.insert(check.end(), rule.begin(), rule.end());
+      auto c = RunTool("iptables", check);
+      if (!c.ok()) return Fail(c.error());
+      if (!c->ok()) {
+        if (i == 0)
+          Log(log, "host FORWARD rule for " + e.name + " already gone");
+        return Ok();
+      }
+      std::vector<std::string> del = {"-w", "-D"};
+      del.insert(del.end(), rule.begin(), rule.end());
+      auto d = RunTool("iptables", del);
+      if (!d.ok()) return Fail(d.error());
+      if (!d->ok()) return Fail("iptables -D FORWARD: " + Describe(*d));
+      Log(log,
+          "iptables -D FORWARD -i " + e.name + " -o " + e.name + " -j ACCEPT");
+    }
+    return Fail("host FORWARD rule for " + e.name + " keeps reappearing");
+  }
+  if (e.kind == "healed" || e.kind == "closed") return Ok();
+  Log(log, "unknown ledger entry kind '" + e.kind + "' (seq " +
+               std::to_string(e.seq) + "); skipped");
+  return Ok();
+}
+
+Status HealLedger(const std::string& path, std::vector<std::string>* log) {
+  std::ifstream in(path);
+  if (!in) return Fail("ledger: cannot read " + path);
+  std::vector<int> bad;
+  auto entries = ReadLenient(in, &bad);
+  for (int line : bad)
+    Log(log, "ledger line " + std::to_string(line) + " unreadable; skipped");
+  std::set<long> healed;
+  for (const auto& e : entries)
+    if (e.kind == "healed") healed.insert(e.ref);
+  std::vector<LedgerEntry> todo;
+  for (const auto& e : entries)
+    if (!healed.count(e.seq)) todo.push_back(e);
+  Status s = UndoLedgerEntries(std::move(todo), log);
+  if (!s.ok()) return Fail("heal " + path + ": " + s.error());
+  return Ok();
+}
+
+Status UndoLedgerEntries(std::vector<LedgerEntry> todo,
+                         std::vector<std::string>* log) {
+  todo.erase(
+      std::remove_if(todo.begin(), todo.end(),
+                     [](const LedgerEntry& e) { return Rank(e.kind) >= 8; }),
+      todo.end());
+  // Safe order by kind; within a kind, newest first.
+  std::stable_sort(todo.begin(), todo.end(),
+                   [](const LedgerEntry& a, const LedgerEntry& b) {
+                     if (Rank(a.kind) != Rank(b.kind))
+                       return Rank(a.kind) < Rank(b.kind);
+                     return a.seq > b.seq;
+                   });
+  std::string errors;
+  auto note = [&](const Status& st) {
+    if (!st.ok()) {
+      Log(log, "error: " + st.error());
+      if (!errors.empty()) errors += "; ";
+      errors += st.error();
+    }
+  };
+  bool killed_namespaces = false;
+  for (const auto& e : todo) {
+    // Before veths go: kill every process in the namespaces.
+    if (!killed_namespaces && Rank(e.kind) > Rank("process")) {
+      killed_namespaces = true;
+      for (const auto& n : todo)
+        if (n.kind == "netns") note(KillNetnsPids(n.name, log));
+    }
+    note(UndoLedgerEntry(e, log));
+  }
+  if (!errors.empty()) return Fail(errors);
+  return Ok();
+}
+
+Status HealAll(const std::string& index_dir, std::vector<std::string>* log) {
+  std::error_code ec;
+  if (!fs::exists(index_dir, ec)) {
+    Log(log, "no active runs (" + index_dir + " does not exist)");
+    return Ok();
+  }
+  std::string errors;
+  for (const auto& item : fs::directory_iterator(index_dir, ec)) {
+    if (!item.is_regular_file(ec)) continue;
+    const std::string index_file = item.path().string();
+    if (index_file.size() > 4 &&
+        index_file.compare(index_file.size() - 4, 4, ".tmp") == 0)
+      continue;
+    std::ifstream in(index_file);
+    std::string ledger_path;
+    std::getline(in, ledger_path);
+    Log(log, "run " + item.path().filename().string() + ": " + ledger_path);
+    if (ledger_path.empty() || !fs::exists(ledger_path, ec)) {
+      Log(log, "ledger missing; dropping index entry");
+      fs::remove(item.path(), ec);
+      continue;
+    }
+    Status s = HealLedger(ledger_path, log);
+    if (!s.ok()) {
+      if (!errors.empty()) errors += "; ";
+      errors += s.error();
+      continue;  // keep the index entry so a later heal retries
+    }
+    fs::remove(item.path(), ec);
+  }
+  if (ec) return Fail("cannot list " + index_dir + ": " + ec.message());
+  if (!errors.empty()) return Fail(errors);
+  return Ok();
+}
+
+}  // namespace faultline::harness
