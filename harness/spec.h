@@ -1,6 +1,11 @@
 // TestSpec: a validated, seeded test campaign, the result of loading a YAML
 // config (harness/config.h) and applying command-line overrides. Every field
-// is documented for users in docs/config.md.
+// is documented for users in docs/config.md (YAML key in brackets below).
+//
+// A TestSpec that came out of LoadConfigFile/LoadConfigText satisfies every
+// rule in docs/config.md (ranges, known names, cross-field rules such as
+// "a bridge partition needs >= 3 nodes"), so consumers need not re-check.
+// Plain value types: copyable, no shared state, no thread-safety concerns.
 #pragma once
 
 #include <cstdint>
@@ -11,62 +16,98 @@
 namespace faultline::harness {
 
 struct ClusterSpec {
-  std::string provider = "netns";     // only "netns" for now
-  int nodes = 5;                      // 1..9 (etcd: odd sizes recommended)
-  std::string subnet = "10.77.0.0/24";  // private IPv4 /16../29; node i gets
-                                        // host i+1, the controller the last
+  std::string provider = "netns";       // [provider] only "netns" for now
+  int nodes = 5;                        // [nodes] 1..9 (etcd: odd sizes)
+  std::string subnet = "10.77.0.0/24";  // [subnet] private IPv4 /16../29,
+                                        // network address (host bits zero).
+                                        // Node i (0-based) gets host i+1, the
+                                        // controller the last usable host.
+  bool operator==(const ClusterSpec&) const = default;
 };
 
 struct EtcdSpec {
-  bool pre_vote = true;
-  int heartbeat_ms = 100;
-  int election_timeout_ms = 1000;
-  bool serializable_reads = false;  // true is known to allow stale reads
-  std::string binary = "etcd";      // path or name on PATH
+  bool pre_vote = true;             // [pre_vote]
+  int heartbeat_ms = 100;           // [heartbeat_ms] 10..5000
+  int election_timeout_ms = 1000;   // [election_timeout_ms] 50..50000,
+                                    // >= 5 * heartbeat_ms (etcd's rule)
+  bool serializable_reads = false;  // [serializable_reads] true is known to
+                                    // allow stale reads
+  std::string binary = "etcd";      // [binary] path or name on PATH
+  // [extra_args] Extra etcd command-line arguments, appended as given. Never
+  // contains a flag faultline sets itself (--name, --data-dir, URLs,
+  // --initial-cluster*, --heartbeat-interval, --election-timeout, --pre-vote).
+  std::vector<std::string> extra_args;
+  bool operator==(const EtcdSpec&) const = default;
 };
 
 struct TargetSpec {
-  std::string name = "etcd";
-  EtcdSpec etcd;
+  std::string name = "etcd";  // [name] "etcd"
+  EtcdSpec etcd;              // the target's own keys, flat under `target:`
+  bool operator==(const TargetSpec&) const = default;
 };
 
 struct WorkloadSpec {
-  std::string name = "register";
-  int keys = 8;             // registers, spread over client threads
-  int concurrency = 10;     // worker threads
-  double rate = 200;        // invocations per second, all workers; 0 = no limit
-  // Relative weights of the op mix (need not sum to anything).
+  std::string name = "register";  // [name] "register"
+  int keys = 8;          // [keys] registers, spread over client threads
+  int concurrency = 10;  // [concurrency] worker threads, 1..1000
+  double rate = 200;     // [rate] invocations per second, all workers;
+                         // 0 = no limit
+  // [mix: {read, write, cas}] Relative weights of the op mix (need not sum to
+  // anything; each >= 0, not all zero).
   double read = 50;
   double write = 30;
   double cas = 20;
-  int op_timeout_ms = 2000;  // client-side timeout; a timeout is `info`
+  int op_timeout_ms = 2000;  // [op_timeout_ms] client-side timeout; a
+                             // timeout is `info`
+  bool operator==(const WorkloadSpec&) const = default;
 };
 
 struct NemesisSpec {
-  // Fault kinds: "partition", "pause", "kill". Empty: no faults.
+  // [faults] Fault kinds: "partition", "pause", "kill". Empty: no faults.
+  // No duplicates.
   std::vector<std::string> faults = {"partition", "pause", "kill"};
-  double interval_s = 10;  // quiet time before each fault
-  double duration_s = 10;  // how long each fault lasts before it heals
-  // Partition shapes: "one", "leader", "halves", "majorities-ring", "bridge".
+  double interval_s = 10;  // [interval] quiet time before each fault, >= 0;
+                           // < time_limit_s when faults is not empty
+  double duration_s = 10;  // [duration] how long each fault lasts before it
+                           // heals, > 0
+  // [partitions] Partition shapes: "one", "leader", "halves",
+  // "majorities-ring", "bridge". Non-empty when faults has "partition"; every
+  // shape fits cluster.nodes (see MinNodes in harness/config.h).
   std::vector<std::string> partitions = {"one", "leader", "halves",
                                          "majorities-ring", "bridge"};
-  // Which nodes pause/kill hit: "one", "leader", "minority", "majority", "all".
+  // [targets] Which nodes pause/kill hit: "one", "leader", "minority",
+  // "majority", "all". Non-empty when faults has "pause" or "kill".
   std::vector<std::string> targets = {"one", "leader", "minority"};
+  bool operator==(const NemesisSpec&) const = default;
+};
+
+// How the history is checked after the run (checker bounds).
+struct CheckerSpec {
+  double timeout_s = 300;   // [timeout] > 0; a checker that runs out of time
+                            // says unknown
+  int memory_limit_mb = 0;  // [memory_limit_mb] 0 = the checker's default
+  int threads = 0;          // [threads] 0 = all cores
+  bool operator==(const CheckerSpec&) const = default;
 };
 
 struct TestSpec {
-  std::string name;         // [a-z0-9-]+; the store folder
-  std::string source_file;  // config path, for messages
-  std::uint64_t seed = 0;
-  bool seed_given = false;  // false: seed was drawn at random
-  double time_limit_s = 60;
-  double recovery_s = 5;    // after the final heal, before final reads
-  std::string store_dir = "store";
-  std::optional<std::string> expect;  // "valid" | "invalid"
+  std::string name;          // [name] [a-z0-9][a-z0-9-]*, <= 64 chars; the
+                             // store folder
+  std::string description;   // [description] free text for reports
+  std::string source_file;   // config path (or display name), for messages
+  std::uint64_t seed = 0;    // [seed]
+  bool seed_given = false;   // false: seed was drawn at random
+  double time_limit_s = 60;  // [time_limit] (0, 86400]
+  double recovery_s = 5;     // [recovery] [0, 3600]; after the final heal,
+                             // before final reads
+  std::string store_dir = "store";    // [store]
+  std::optional<std::string> expect;  // [expect] "valid" | "invalid"
   ClusterSpec cluster;
   TargetSpec target;
   WorkloadSpec workload;
   NemesisSpec nemesis;
+  CheckerSpec checker;
+  bool operator==(const TestSpec&) const = default;
 };
 
 }  // namespace faultline::harness

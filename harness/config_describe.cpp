@@ -1,0 +1,276 @@
+// DescribeSpec (spec -> YAML that loads back to the same spec), the tables
+// of known names, and the did-you-mean helper.
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "harness/config_internal.h"
+
+namespace faultline::harness {
+
+const KnownNames& Known() {
+  static const KnownNames kKnown = {
+      .targets = {{"etcd",
+                   "etcd v3 (Raft key-value store), one member per node", 1}},
+      .workloads = {{"register",
+                     "read / write / compare-and-set on independent keys; "
+                     "checked per key for linearizability (cas-register)",
+                     1}},
+      .faults = {{"partition",
+                  "cut network links between groups of nodes (shape from "
+                  "nemesis.partitions); heals by restoring them",
+                  2},
+                 {"pause",
+                  "SIGSTOP the target process on nodes chosen by "
+                  "nemesis.targets; heals with SIGCONT",
+                  1},
+                 {"kill",
+                  "SIGKILL the target process on nodes chosen by "
+                  "nemesis.targets; heals by restarting it",
+                  1}},
+      .partition_shapes =
+          {{"one", "isolate one random node from all others", 2},
+           {"leader", "isolate the current leader from all others", 2},
+           {"halves",
+            "split the nodes into two random halves (the larger one keeps a "
+            "majority; with an even count neither does)",
+            2},
+           {"majorities-ring",
+            "every node sees a majority, but no two nodes see the same one "
+            "(overlapping majorities)",
+            3},
+           {"bridge",
+            "two halves that cannot talk, joined by one node that sees both",
+            3}},
+      .node_selectors =
+          {{"one", "one random node", 1},
+           {"leader", "the current leader", 1},
+           {"minority", "a random minority (fewer than half, at least one)", 3},
+           {"majority", "a random majority that is not every node", 3},
+           {"all", "every node", 1}},
+  };
+  return kKnown;
+}
+
+namespace {
+
+int MinNodesIn(const std::vector<KnownName>& known, std::string_view name) {
+  for (const KnownName& k : known) {
+    if (k.name == name) return k.min_nodes;
+  }
+  return 0;
+}
+
+// Optimal string alignment distance (Levenshtein plus adjacent swaps).
+std::size_t EditDistance(std::string_view a, std::string_view b) {
+  const std::size_t n = a.size(), m = b.size();
+  std::vector<std::vector<std::size_t>> d(n + 1,
+                                          std::vector<std::size_t>(m + 1));
+  for (std::size_t i = 0; i <= n; ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= m; ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= n; ++i) {
+    for (std::size_t j = 1; j <= m; ++j) {
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] =
+          std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[n][m];
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& ch : out) {
+    ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  }
+  return out;
+}
+
+// YAML double-quoted scalar (JSON-compatible escapes).
+std::string Quote(std::string_view s) {
+  std::string out = "\"";
+  for (unsigned char ch : s) {
+    switch (ch) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        if (ch < 0x20 || ch == 0x7f) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", ch);
+          out += buf;
+        } else {
+          out += static_cast<char>(ch);
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string Flow(const std::vector<std::string>& names, bool quote) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += quote ? Quote(names[i]) : names[i];
+  }
+  return out + "]";
+}
+
+std::string OneLine(std::string s) {
+  for (char& ch : s) {
+    if (ch == '\n' || ch == '\r') ch = ' ';
+  }
+  return s;
+}
+
+}  // namespace
+
+int MinNodesForShape(std::string_view shape) {
+  return MinNodesIn(Known().partition_shapes, shape);
+}
+
+int MinNodesForSelector(std::string_view selector) {
+  return MinNodesIn(Known().node_selectors, selector);
+}
+
+std::string DidYouMean(std::string_view word,
+                       const std::vector<std::string>& candidates) {
+  const std::string w = Lower(word);
+  if (w.empty()) return "";
+  const std::size_t limit =
+      w.size() <= 3 ? 1 : std::max<std::size_t>(2, w.size() / 3);
+  std::string best;
+  std::size_t best_d = limit + 1;
+  for (const std::string& c : candidates) {
+    std::size_t d = EditDistance(w, Lower(c));
+    if (d < best_d && d < c.size()) {
+      best = c;
+      best_d = d;
+    }
+  }
+  return best;
+}
+
+std::string FormatKnownNames() {
+  const KnownNames& k = Known();
+  std::string out;
+  auto group = [&out](const char* title, const char* key,
+                      const std::vector<KnownName>& names, bool show_min) {
+    out += std::string(title) + " (" + key + "):\n";
+    std::size_t width = 0;
+    for (const KnownName& n : names) width = std::max(width, n.name.size());
+    for (const KnownName& n : names) {
+      out += "  " + n.name + std::string(width - n.name.size() + 2, ' ') +
+             n.description;
+      if (show_min && n.min_nodes > 1) {
+        out += " [needs >= " + std::to_string(n.min_nodes) + " nodes]";
+      }
+      out += "\n";
+    }
+  };
+  group("targets", "target.name", k.targets, false);
+  group("workloads", "workload.name", k.workloads, false);
+  group("faults", "nemesis.faults", k.faults, true);
+  group("partition shapes", "nemesis.partitions", k.partition_shapes, true);
+  group("node selectors", "nemesis.targets", k.node_selectors, true);
+  return out;
+}
+
+std::string DescribeSpec(const TestSpec& s) {
+  using config_internal::FormatNumber;
+  const EtcdSpec& e = s.target.etcd;
+  const WorkloadSpec& w = s.workload;
+  const NemesisSpec& n = s.nemesis;
+  std::string o;
+  o += "# faultline config, resolved: every field spelled out, defaults and\n";
+  o += "# command-line overrides included (see docs/config.md).\n";
+  if (!s.source_file.empty()) {
+    o += "# Loaded from: " + OneLine(s.source_file) + "\n";
+  }
+  if (!s.seed_given) o += "# The seed below was drawn at random.\n";
+  o += "name: " + Quote(s.name) + "\n";
+  o += "description: " + Quote(s.description) + "\n";
+  o += "seed: " + std::to_string(s.seed) + "\n";
+  o += "time_limit: " + FormatNumber(s.time_limit_s) + "\n";
+  o += "recovery: " + FormatNumber(s.recovery_s) + "\n";
+  o += "store: " + Quote(s.store_dir) + "\n";
+  if (s.expect) o += "expect: " + Quote(*s.expect) + "\n";
+  o += "cluster:\n";
+  o += "  provider: " + Quote(s.cluster.provider) + "\n";
+  o += "  nodes: " + std::to_string(s.cluster.nodes) + "\n";
+  o += "  subnet: " + Quote(s.cluster.subnet) + "\n";
+  o += "target:\n";
+  o += "  name: " + Quote(s.target.name) + "\n";
+  o += std::string("  pre_vote: ") + (e.pre_vote ? "true" : "false") + "\n";
+  o += "  heartbeat_ms: " + std::to_string(e.heartbeat_ms) + "\n";
+  o += "  election_timeout_ms: " + std::to_string(e.election_timeout_ms) + "\n";
+  o += std::string("  serializable_reads: ") +
+       (e.serializable_reads ? "true" : "false") + "\n";
+  o += "  binary: " + Quote(e.binary) + "\n";
+  o += "  extra_args: " + Flow(e.extra_args, true) + "\n";
+  o += "workload:\n";
+  o += "  name: " + Quote(w.name) + "\n";
+  o += "  keys: " + std::to_string(w.keys) + "\n";
+  o += "  concurrency: " + std::to_string(w.concurrency) + "\n";
+  o += "  rate: " + FormatNumber(w.rate) + "\n";
+  o += "  mix: {read: " + FormatNumber(w.read) +
+       ", write: " + FormatNumber(w.write) + ", cas: " + FormatNumber(w.cas) +
+       "}\n";
+  o += "  op_timeout_ms: " + std::to_string(w.op_timeout_ms) + "\n";
+  o += "nemesis:\n";
+  o += "  faults: " + Flow(n.faults, false) + "\n";
+  o += "  interval: " + FormatNumber(n.interval_s) + "\n";
+  o += "  duration: " + FormatNumber(n.duration_s) + "\n";
+  o += "  partitions: " + Flow(n.partitions, false) + "\n";
+  o += "  targets: " + Flow(n.targets, false) + "\n";
+  o += "checker:\n";
+  o += "  timeout: " + FormatNumber(s.checker.timeout_s) + "\n";
+  o += "  memory_limit_mb: " + std::to_string(s.checker.memory_limit_mb) + "\n";
+  o += "  threads: " + std::to_string(s.checker.threads) + "\n";
+  return o;
+}
+
+namespace config_internal {
+
+std::string FormatNumber(double v) {
+  char buf[64];
+  auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  if (ec != std::errc()) return "0";
+  return std::string(buf, p);
+}
+
+std::vector<std::string> Names(const std::vector<KnownName>& known) {
+  std::vector<std::string> out;
+  for (const KnownName& k : known) out.push_back(k.name);
+  return out;
+}
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += names[i];
+  }
+  return out;
+}
+
+}  // namespace config_internal
+}  // namespace faultline::harness

@@ -1,0 +1,592 @@
+// Unit tests for config loading and validation (harness/config.h).
+#include "harness/config.h"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <string>
+
+namespace fs = std::filesystem;
+using faultline::harness::ConfigError;
+using faultline::harness::DescribeSpec;
+using faultline::harness::DidYouMean;
+using faultline::harness::FormatKnownNames;
+using faultline::harness::Known;
+using faultline::harness::LoadConfig;
+using faultline::harness::LoadConfigFile;
+using faultline::harness::LoadConfigText;
+using faultline::harness::LoadResult;
+using faultline::harness::MinNodesForSelector;
+using faultline::harness::MinNodesForShape;
+using faultline::harness::Overrides;
+using faultline::harness::Result;
+using faultline::harness::TestSpec;
+
+namespace {
+
+LoadResult Load(const std::string& text, const Overrides& o = {}) {
+  return LoadConfigText(text, "t.yaml", o);
+}
+
+// The one error a config must produce; fails the test otherwise.
+ConfigError OnlyError(const LoadResult& r) {
+  INFO(r.FormatErrors());
+  REQUIRE_FALSE(r.ok());
+  REQUIRE(r.errors.size() == 1);
+  return r.errors[0];
+}
+
+bool Contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+std::string SourceDir() { return FAULTLINE_SOURCE_DIR; }
+
+}  // namespace
+
+TEST_CASE("minimal config gets defaults and a random seed", "[config]") {
+  LoadResult r =
+      LoadConfigFile(SourceDir() + "/harness/testdata/config/minimal.yaml");
+  INFO(r.FormatErrors());
+  REQUIRE(r.ok());
+  const TestSpec& s = *r.spec;
+  CHECK(s.name == "minimal");
+  CHECK_FALSE(s.seed_given);
+  CHECK(s.cluster.nodes == 5);
+  CHECK(s.workload.name == "register");
+  CHECK(s.nemesis.faults.size() == 3);
+  CHECK(Contains(s.source_file, "minimal.yaml"));
+  // Two loads draw (almost surely) different seeds.
+  LoadResult r2 = Load("name: minimal\n");
+  REQUIRE(r2.ok());
+  LoadResult r3 = Load("name: minimal\n");
+  REQUIRE(r3.ok());
+  CHECK(r2.spec->seed != r3.spec->seed);
+}
+
+TEST_CASE("every field is read", "[config]") {
+  LoadResult r = Load(R"(name: full
+description: a test
+seed: 18446744073709551615
+time_limit: 2m
+recovery: 1500ms
+store: /tmp/st
+expect: invalid
+cluster: {provider: netns, nodes: 3, subnet: 192.168.4.0/28}
+target:
+  name: etcd
+  pre_vote: false
+  heartbeat_ms: 50
+  election_timeout_ms: 1s
+  serializable_reads: true
+  binary: /opt/etcd/etcd
+  extra_args: ["--snapshot-count=100", --log-level=debug]
+workload:
+  name: register
+  keys: 2
+  concurrency: 4
+  rate: 0
+  mix: {read: 1.5, write: 0, cas: 2}
+  op_timeout_ms: 750
+nemesis:
+  faults: [kill]
+  interval: 0
+  duration: 2.5
+  partitions: []
+  targets: [all]
+checker: {timeout: 10, memory_limit_mb: 512, threads: 2}
+)");
+  INFO(r.FormatErrors());
+  REQUIRE(r.ok());
+  const TestSpec& s = *r.spec;
+  CHECK(s.description == "a test");
+  CHECK(s.seed == 18446744073709551615ULL);
+  CHECK(s.seed_given);
+  CHECK(s.time_limit_s == 120);
+  CHECK(s.recovery_s == 1.5);
+  CHECK(s.store_dir == "/tmp/st");
+  CHECK(s.expect == std::optional<std::string>("invalid"));
+  CHECK(s.cluster.nodes == 3);
+  CHECK(s.cluster.subnet == "192.168.4.0/28");
+  CHECK_FALSE(s.target.etcd.pre_vote);
+  CHECK(s.target.etcd.heartbeat_ms == 50);
+  CHECK(s.target.etcd.election_timeout_ms == 1000);
+  CHECK(s.target.etcd.serializable_reads);
+  CHECK(s.target.etcd.binary == "/opt/etcd/etcd");
+  CHECK(s.target.etcd.extra_args ==
+        std::vector<std::string>{"--snapshot-count=100", "--log-level=debug"});
+  CHECK(s.workload.keys == 2);
+  CHECK(s.workload.concurrency == 4);
+  CHECK(s.workload.rate == 0);
+  CHECK(s.workload.read == 1.5);
+  CHECK(s.workload.write == 0);
+  CHECK(s.workload.cas == 2);
+  CHECK(s.workload.op_timeout_ms == 750);
+  CHECK(s.nemesis.faults == std::vector<std::string>{"kill"});
+  CHECK(s.nemesis.interval_s == 0);
+  CHECK(s.nemesis.duration_s == 2.5);
+  CHECK(s.nemesis.partitions.empty());
+  CHECK(s.nemesis.targets == std::vector<std::string>{"all"});
+  CHECK(s.checker.timeout_s == 10);
+  CHECK(s.checker.memory_limit_mb == 512);
+  CHECK(s.checker.threads == 2);
+}
+
+TEST_CASE("ConfigError::Format", "[config]") {
+  ConfigError e{"a.yaml", 3, 7, "bad thing", "do this"};
+  CHECK(e.Format() == "a.yaml:3:7: error: bad thing\n  hint: do this");
+  ConfigError no_place{"a.yaml", 0, 0, "--nodes 1: too few", ""};
+  CHECK(no_place.Format() == "a.yaml: error: --nodes 1: too few");
+}
+
+TEST_CASE("YAML syntax errors carry the parser's position", "[config]") {
+  ConfigError e =
+      OnlyError(Load("name: x\nnemesis:\n  faults: [kill, pause\n"
+                     "cluster: {nodes: 3}\n"));
+  CHECK(e.line == 4);
+  CHECK(e.column == 8);
+  CHECK(Contains(e.message, "invalid YAML"));
+  CHECK(Contains(e.hint, "closing"));
+
+  ConfigError tab = OnlyError(Load("name: x\ncluster:\n\tnodes: 3\n"));
+  CHECK(tab.line == 3);
+  CHECK(tab.column == 1);
+  CHECK(Contains(tab.hint, "spaces"));
+}
+
+TEST_CASE("unknown keys get a did-you-mean or a placement hint", "[config]") {
+  ConfigError e = OnlyError(Load("name: x\ncluster:\n  nodse: 3\n"));
+  CHECK(e.line == 3);
+  CHECK(e.column == 3);
+  CHECK(e.message == "unknown key `nodse` in `cluster:`");
+  CHECK(e.hint == "did you mean `nodes`?");
+
+  ConfigError top = OnlyError(Load("name: x\nnodes: 3\n"));
+  CHECK(top.line == 2);
+  CHECK(top.column == 1);
+  CHECK(top.hint == "`nodes` belongs under `cluster:`");
+
+  ConfigError none = OnlyError(Load("name: x\nzzzzzz: 1\n"));
+  CHECK(Contains(none.hint, "valid keys here: name, description"));
+
+  ConfigError dash = OnlyError(Load("name: x\ntime-limit: 5\n"));
+  CHECK(dash.hint == "did you mean `time_limit`?");
+}
+
+TEST_CASE("wrong types name what was expected", "[config]") {
+  ConfigError e = OnlyError(Load("name: x\ncluster:\n  nodes: five\n"));
+  CHECK(e.line == 3);
+  CHECK(e.column == 10);
+  CHECK(e.message == "cluster.nodes: expected an integer, got `five`");
+  CHECK(Contains(e.hint, "nodes: 5"));
+
+  ConfigError quoted = OnlyError(Load("name: x\ncluster:\n  nodes: \"3\"\n"));
+  CHECK(Contains(quoted.message, "got the quoted text \"3\""));
+
+  ConfigError fraction = OnlyError(Load("name: x\ncluster: {nodes: 2.5}\n"));
+  CHECK(Contains(fraction.message, "expected an integer"));
+
+  ConfigError boolean = OnlyError(Load("name: x\ntarget:\n  pre_vote: yes\n"));
+  CHECK(boolean.line == 3);
+  CHECK(boolean.column == 13);
+  CHECK(boolean.message ==
+        "target.pre_vote: expected true or false, got "
+        "`yes`");
+  CHECK(boolean.hint == "write `pre_vote: true`");
+
+  ConfigError section = OnlyError(Load("name: x\nnemesis: partition\n"));
+  CHECK(section.line == 2);
+  CHECK(section.column == 10);
+  CHECK(Contains(section.message, "expected a mapping"));
+
+  ConfigError list = OnlyError(Load("name: x\nnemesis:\n  faults: kill\n"));
+  CHECK(Contains(list.message, "expected a list of fault names"));
+  CHECK(Contains(list.hint, "faults: [partition]"));
+
+  ConfigError duration = OnlyError(Load("name: x\ntime_limit: soon\n"));
+  CHECK(duration.column == 13);
+  CHECK(Contains(duration.message, "expected a duration"));
+}
+
+TEST_CASE("an empty value points at its key", "[config]") {
+  ConfigError e =
+      OnlyError(Load("name: x\ncluster:\n  nodes:\n"
+                     "  subnet: 10.0.0.0/24\n"));
+  CHECK(e.line == 3);
+  CHECK(e.column == 3);
+  CHECK(e.message == "cluster.nodes: expected an integer, got no value");
+}
+
+TEST_CASE("out-of-range numbers", "[config]") {
+  ConfigError nodes = OnlyError(Load("name: x\ncluster: {nodes: 12}\n"));
+  CHECK(nodes.line == 2);
+  CHECK(nodes.column == 18);
+  CHECK(nodes.message ==
+        "cluster.nodes: 12 is out of range; expected an integer from 1 to 9");
+
+  ConfigError tl = OnlyError(Load("name: x\ntime_limit: 0\n"));
+  CHECK(Contains(tl.message, "expected a value > 0 s and <= 86400 s"));
+
+  ConfigError neg = OnlyError(Load("name: x\nworkload: {rate: -1}\n"));
+  CHECK(Contains(neg.message, "workload.rate: -1 is out of range"));
+
+  ConfigError conc =
+      OnlyError(Load("name: x\nworkload:\n  concurrency: 1001\n"));
+  CHECK(conc.line == 3);
+
+  ConfigError seed = OnlyError(Load("name: x\nseed: -3\n"));
+  CHECK(Contains(seed.message, "seed: -3 is out of range"));
+
+  ConfigError ms = OnlyError(Load("name: x\nworkload:\n  op_timeout_ms: 0\n"));
+  CHECK(Contains(ms.message, "expected whole milliseconds from 1"));
+}
+
+TEST_CASE("duplicate keys", "[config]") {
+  ConfigError e =
+      OnlyError(Load("name: x\ncluster:\n  nodes: 3\n"
+                     "  subnet: 10.1.0.0/24\n  nodes: 5\n"));
+  CHECK(e.line == 5);
+  CHECK(e.column == 3);
+  CHECK(e.message == "duplicate key `nodes` (first set at line 3)");
+}
+
+TEST_CASE("unknown names get a did-you-mean", "[config]") {
+  ConfigError e =
+      OnlyError(Load("name: x\nnemesis:\n"
+                     "  faults: [pause, partiton]\n"));
+  CHECK(e.line == 3);
+  CHECK(e.column == 19);
+  CHECK(Contains(e.message,
+                 "unknown fault \"partiton\"; expected one of: "
+                 "partition, pause, kill"));
+  CHECK(e.hint == "did you mean \"partition\"?");
+
+  ConfigError shape =
+      OnlyError(Load("name: x\nnemesis:\n"
+                     "  partitions: [majority-ring]\n"));
+  CHECK(shape.hint == "did you mean \"majorities-ring\"?");
+
+  ConfigError target = OnlyError(Load("name: x\ntarget: {name: Etcd}\n"));
+  CHECK(target.hint == "did you mean \"etcd\"?");
+
+  ConfigError twice =
+      OnlyError(Load("name: x\nnemesis:\n"
+                     "  faults: [kill, kill]\n"));
+  CHECK(twice.column == 18);
+  CHECK(Contains(twice.message, "listed twice"));
+
+  ConfigError expect = OnlyError(Load("name: x\nexpect: vald\n"));
+  CHECK(expect.hint == "did you mean \"valid\"?");
+}
+
+TEST_CASE("name is required and checked", "[config]") {
+  ConfigError missing = OnlyError(Load("cluster: {nodes: 3}\n"));
+  CHECK(missing.line == 1);
+  CHECK(missing.message == "missing required key `name`");
+
+  ConfigError bad = OnlyError(Load("name: Etcd Register!\n"));
+  CHECK(bad.column == 7);
+  CHECK(bad.hint == "e.g. `name: etcd-register`");
+
+  ConfigError empty = OnlyError(Load("# nothing\n"));
+  CHECK(empty.line == 0);
+  CHECK(Contains(empty.message, "empty"));
+
+  ConfigError two = OnlyError(Load("name: a\n---\nname: b\n"));
+  CHECK(Contains(two.message, "2 YAML documents"));
+
+  ConfigError list = OnlyError(Load("- name: a\n"));
+  CHECK(Contains(list.message, "expected a mapping"));
+}
+
+TEST_CASE("partition shapes must fit the cluster", "[config]") {
+  ConfigError one =
+      OnlyError(Load("name: x\ncluster:\n  nodes: 1\n"
+                     "nemesis:\n  faults: [partition]\n"));
+  CHECK(one.line == 3);
+  CHECK(one.column == 10);
+  CHECK(one.message ==
+        "a partition needs at least 2 nodes, but cluster.nodes is 1");
+
+  // Explicit shapes: each misfit entry is named at its own position.
+  LoadResult two = Load(
+      "name: x\ncluster:\n  nodes: 2\nnemesis:\n"
+      "  faults: [partition]\n"
+      "  partitions: [one, bridge, majorities-ring]\n");
+  REQUIRE(two.errors.size() == 2);
+  CHECK(two.errors[0].line == 6);
+  CHECK(two.errors[0].column == 21);
+  CHECK(Contains(two.errors[0].message,
+                 "partition shape \"bridge\" needs at least 3 nodes, but "
+                 "cluster.nodes is 2"));
+  CHECK(Contains(two.errors[0].hint, "one, leader, halves"));
+  CHECK(two.errors[1].column == 29);
+
+  // Default shapes: one error, on the node count.
+  ConfigError dflt =
+      OnlyError(Load("name: x\ncluster:\n  nodes: 2\n"
+                     "nemesis:\n  faults: [partition]\n"));
+  CHECK(dflt.line == 3);
+  CHECK(Contains(dflt.message,
+                 "majorities-ring, bridge, which need at "
+                 "least 3 nodes"));
+
+  ConfigError empty =
+      OnlyError(Load("name: x\nnemesis:\n"
+                     "  faults: [partition]\n"
+                     "  partitions: []\n"));
+  CHECK(empty.line == 4);
+  CHECK(empty.column == 15);
+  CHECK(Contains(empty.message, "nemesis.partitions is empty"));
+
+  // Shapes are irrelevant without partition faults.
+  CHECK(Load("name: x\ncluster: {nodes: 1}\nnemesis:\n  faults: [kill]\n"
+             "  targets: [one]\n  partitions: []\n")
+            .ok());
+}
+
+TEST_CASE("node selectors must fit the cluster", "[config]") {
+  ConfigError maj =
+      OnlyError(Load("name: x\ncluster: {nodes: 1}\n"
+                     "nemesis:\n  faults: [pause]\n"
+                     "  targets: [one, majority]\n"));
+  CHECK(maj.line == 5);
+  CHECK(maj.column == 18);
+  CHECK(Contains(maj.message, "node selector \"majority\" needs at least 3"));
+
+  ConfigError empty =
+      OnlyError(Load("name: x\nnemesis:\n"
+                     "  faults: [kill]\n  targets: []\n"));
+  CHECK(Contains(empty.message, "nemesis.targets is empty"));
+}
+
+TEST_CASE("subnet rules", "[config]") {
+  ConfigError small =
+      OnlyError(Load("name: x\ncluster:\n  nodes: 6\n"
+                     "  subnet: 10.9.0.0/29\n"));
+  CHECK(small.line == 4);
+  CHECK(small.column == 11);
+  CHECK(Contains(small.message,
+                 "has 6 usable addresses, too few for 6 "
+                 "nodes plus the controller"));
+  CHECK(Contains(small.hint, "subnet: 10.9.0.0/28"));
+  CHECK(Load("name: x\ncluster: {nodes: 5, subnet: 10.9.0.0/29}\n").ok());
+
+  ConfigError host =
+      OnlyError(Load("name: x\ncluster:\n"
+                     "  subnet: 10.9.0.5/24\n"));
+  CHECK(host.hint == "did you mean 10.9.0.0/24?");
+
+  ConfigError pub =
+      OnlyError(Load("name: x\ncluster:\n"
+                     "  subnet: 8.8.8.0/24\n"));
+  CHECK(Contains(pub.message, "not a private network"));
+
+  ConfigError prefix =
+      OnlyError(Load("name: x\ncluster:\n"
+                     "  subnet: 10.0.0.0/8\n"));
+  CHECK(Contains(prefix.message, "expected /16 to /29"));
+
+  ConfigError junk =
+      OnlyError(Load("name: x\ncluster:\n"
+                     "  subnet: 10.0.0/24\n"));
+  CHECK(Contains(junk.message, "expected an IPv4 network"));
+  CHECK(Load("name: x\ncluster: {subnet: 172.31.0.0/16}\n").ok());
+  CHECK_FALSE(Load("name: x\ncluster: {subnet: 172.32.0.0/16}\n").ok());
+}
+
+TEST_CASE("etcd timing rule and reserved flags", "[config]") {
+  ConfigError e =
+      OnlyError(Load("name: x\ntarget:\n  heartbeat_ms: 100\n"
+                     "  election_timeout_ms: 300\n"));
+  CHECK(e.line == 4);
+  CHECK(e.column == 24);
+  CHECK(Contains(e.message,
+                 "must be at least 5 x target.heartbeat_ms (100) "
+                 "= 500"));
+
+  ConfigError flag =
+      OnlyError(Load("name: x\ntarget:\n"
+                     "  extra_args: [--foo, --name=n9]\n"));
+  CHECK(flag.column == 23);
+  CHECK(Contains(flag.message, "--name is set by faultline"));
+}
+
+TEST_CASE("mix weights and fault timing", "[config]") {
+  ConfigError zero =
+      OnlyError(Load("name: x\nworkload:\n"
+                     "  mix: {read: 0, write: 0, cas: 0}\n"));
+  CHECK(zero.line == 3);
+  CHECK(Contains(zero.message, "every weight is 0"));
+
+  ConfigError late =
+      OnlyError(Load("name: x\ntime_limit: 30\n"
+                     "nemesis:\n  interval: 30s\n"));
+  CHECK(late.line == 4);
+  CHECK(Contains(late.message, "no fault would ever start"));
+  CHECK(Load("name: x\ntime_limit: 30\nnemesis:\n  interval: 30\n"
+             "  faults: []\n")
+            .ok());
+}
+
+TEST_CASE("all independent mistakes are reported", "[config]") {
+  LoadResult r =
+      LoadConfigFile(SourceDir() + "/harness/testdata/config/many-errors.yaml");
+  INFO(r.FormatErrors());
+  REQUIRE(r.errors.size() == 3 + 1);
+  CHECK(r.errors[0].line == 5);   // nodse
+  CHECK(r.errors[1].line == 6);   // public subnet
+  CHECK(r.errors[2].line == 8);   // concurrency: lots
+  CHECK(r.errors[3].line == 10);  // partiton
+  CHECK(r.errors[3].column == 12);
+  CHECK(Contains(r.FormatErrors(), "many-errors.yaml:10:12: error: "));
+}
+
+TEST_CASE("overrides apply before validation and name their flag", "[config]") {
+  const std::string text =
+      "name: x\ncluster: {nodes: 3}\n"
+      "nemesis:\n  faults: [partition]\n"
+      "  partitions: [halves, bridge]\n";
+  Overrides o;
+  o.nodes = 5;
+  o.time_limit_s = 12.5;
+  o.seed = 7;
+  o.concurrency = 3;
+  o.store_dir = "/tmp/elsewhere";
+  LoadResult ok = Load(text, o);
+  INFO(ok.FormatErrors());
+  REQUIRE(ok.ok());
+  CHECK(ok.spec->cluster.nodes == 5);
+  CHECK(ok.spec->time_limit_s == 12.5);
+  CHECK(ok.spec->seed == 7);
+  CHECK(ok.spec->seed_given);
+  CHECK(ok.spec->workload.concurrency == 3);
+  CHECK(ok.spec->store_dir == "/tmp/elsewhere");
+
+  Overrides two;
+  two.nodes = 2;
+  ConfigError e = OnlyError(Load(text, two));
+  CHECK(e.line == 0);
+  CHECK(Contains(e.message,
+                 "--nodes 2: nemesis.partitions has bridge, "
+                 "which needs at least 3 nodes"));
+  CHECK(Contains(e.Format(), "t.yaml: error: --nodes 2: "));
+
+  Overrides range;
+  range.nodes = 10;
+  ConfigError r = OnlyError(Load("name: x\n", range));
+  CHECK(r.message == "--nodes 10: cluster.nodes must be from 1 to 9");
+
+  Overrides short_run;
+  short_run.time_limit_s = 5;
+  ConfigError late =
+      OnlyError(Load("name: x\nnemesis: {interval: 8}\n", short_run));
+  CHECK(Contains(late.message, "--time-limit 5: nemesis.interval (8 s)"));
+
+  Overrides bad_tl;
+  bad_tl.time_limit_s = -1;
+  CHECK(Contains(OnlyError(Load("name: x\n", bad_tl)).message,
+                 "--time-limit -1:"));
+}
+
+TEST_CASE("DescribeSpec loads back to the same spec", "[config]") {
+  LoadResult r = Load(R"(name: round-trip
+description: "quotes \" backslash \\ newline\n tab\t and unicode é"
+time_limit: 0.1
+recovery: 1e-3
+store: "st: ore # not a comment"
+expect: valid
+cluster: {nodes: 4, subnet: 10.3.0.0/28}
+target:
+  extra_args: ["--a=b c", "x\"y"]
+  binary: "true"
+workload: {mix: {read: 0.3, write: 1e-7, cas: 0}}
+nemesis: {faults: [], interval: 0, partitions: [], targets: [all]}
+)");
+  INFO(r.FormatErrors());
+  REQUIRE(r.ok());
+  TestSpec original = *r.spec;
+  CHECK_FALSE(original.seed_given);
+  const std::string yaml = DescribeSpec(original);
+  LoadResult back = LoadConfigText(yaml, "config.yaml");
+  INFO(yaml);
+  INFO(back.FormatErrors());
+  REQUIRE(back.ok());
+  TestSpec expected = original;
+  expected.seed_given = true;  // the drawn seed is now written down
+  expected.source_file = "config.yaml";
+  CHECK(*back.spec == expected);
+  // And the describer is a fixed point.
+  CHECK(DescribeSpec(*back.spec) == DescribeSpec(expected));
+}
+
+TEST_CASE("every shipped config loads, and round-trips", "[config]") {
+  int count = 0;
+  for (const auto& entry :
+       fs::recursive_directory_iterator(SourceDir() + "/configs")) {
+    if (entry.path().extension() != ".yaml") continue;
+    ++count;
+    INFO(entry.path().string());
+    LoadResult r = LoadConfigFile(entry.path().string());
+    INFO(r.FormatErrors());
+    REQUIRE(r.ok());
+    LoadResult back = LoadConfigText(DescribeSpec(*r.spec), "d");
+    REQUIRE(back.ok());
+    TestSpec expected = *r.spec;
+    expected.seed_given = true;
+    expected.source_file = "d";
+    CHECK(*back.spec == expected);
+  }
+  CHECK(count >= 3);
+
+  Result<TestSpec> demo =
+      LoadConfig(SourceDir() + "/configs/etcd-register.yaml");
+  REQUIRE(demo.ok());
+  CHECK(demo->cluster.nodes == 5);
+  CHECK(demo->target.etcd.pre_vote);
+  CHECK(demo->time_limit_s == 60);
+
+  Result<TestSpec> stale = LoadConfig(
+      SourceDir() + "/configs/known/etcd-serializable-stale-read.yaml");
+  REQUIRE(stale.ok());
+  CHECK(stale->target.etcd.serializable_reads);
+  CHECK(stale->expect == std::optional<std::string>("invalid"));
+  CHECK(stale->nemesis.partitions == std::vector<std::string>{"leader"});
+
+  Result<TestSpec> quick = LoadConfig(SourceDir() + "/configs/etcd-quick.yaml");
+  REQUIRE(quick.ok());
+  CHECK(quick->cluster.nodes == 3);
+  CHECK(quick->time_limit_s == 20);
+  CHECK(quick->nemesis.faults == std::vector<std::string>{"partition"});
+}
+
+TEST_CASE("missing file is an error value", "[config]") {
+  LoadResult r = LoadConfigFile("/nonexistent/faultline.yaml");
+  REQUIRE(r.errors.size() == 1);
+  CHECK(Contains(r.errors[0].Format(),
+                 "/nonexistent/faultline.yaml: error: cannot read the "
+                 "config: No such file or directory"));
+  Result<TestSpec> res = LoadConfig("/nonexistent/faultline.yaml");
+  CHECK_FALSE(res.ok());
+}
+
+TEST_CASE("known names and helpers", "[config]") {
+  CHECK(DidYouMean("nodse", {"nodes", "subnet"}) == "nodes");
+  CHECK(DidYouMean("qqqqqq", {"nodes", "subnet"}).empty());
+  CHECK(DidYouMean("kil", {"kill", "pause"}) == "kill");
+  CHECK(MinNodesForShape("bridge") == 3);
+  CHECK(MinNodesForShape("one") == 2);
+  CHECK(MinNodesForShape("nope") == 0);
+  CHECK(MinNodesForSelector("minority") == 3);
+  CHECK(MinNodesForSelector("all") == 1);
+  const std::string listing = FormatKnownNames();
+  for (const auto* group :
+       {&Known().targets, &Known().workloads, &Known().faults,
+        &Known().partition_shapes, &Known().node_selectors}) {
+    for (const auto& k : *group) {
+      INFO(k.name);
+      CHECK(Contains(listing, "  " + k.name + " "));
+    }
+  }
+  CHECK(Known().partition_shapes.size() == 5);
+  CHECK(Known().node_selectors.size() == 5);
+}

@@ -1,0 +1,247 @@
+// Cross-field rules: combinations of individually valid values that cannot
+// work (docs/config.md, "Cross-field rules"). Each error is placed on the
+// value most likely to be the mistake: a command-line flag first, then a
+// value written in the file, never on a default the user did not write.
+#include <algorithm>
+#include <charconv>
+#include <string>
+#include <vector>
+
+#include "harness/config_internal.h"
+
+namespace faultline::harness::config_internal {
+
+std::optional<Cidr> ParseCidr(std::string_view text) {
+  const auto slash = text.find('/');
+  if (slash == std::string_view::npos) return std::nullopt;
+  std::string_view addr = text.substr(0, slash);
+  std::string_view len = text.substr(slash + 1);
+  auto number = [](std::string_view s, int max) -> std::optional<int> {
+    if (s.empty() || s.size() > 3) return std::nullopt;
+    int v = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || p != s.data() + s.size() || v < 0 || v > max) {
+      return std::nullopt;
+    }
+    return v;
+  };
+  Cidr out;
+  for (int i = 0; i < 4; ++i) {
+    const auto dot = addr.find('.');
+    std::string_view part = i < 3 ? addr.substr(0, dot) : addr;
+    if ((i < 3) == (dot == std::string_view::npos)) return std::nullopt;
+    auto v = number(part, 255);
+    if (!v) return std::nullopt;
+    out.address = (out.address << 8) | static_cast<std::uint32_t>(*v);
+    if (i < 3) addr.remove_prefix(dot + 1);
+  }
+  auto prefix = number(len, 32);
+  if (!prefix) return std::nullopt;
+  out.prefix = *prefix;
+  return out;
+}
+
+std::string FormatCidr(const Cidr& c) {
+  return std::to_string(c.address >> 24) + "." +
+         std::to_string((c.address >> 16) & 255) + "." +
+         std::to_string((c.address >> 8) & 255) + "." +
+         std::to_string(c.address & 255) + "/" + std::to_string(c.prefix);
+}
+
+namespace {
+
+bool Has(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+// Names (shapes or selectors) from `names` that need more than `nodes`.
+struct Misfit {
+  std::size_t index;
+  std::string name;
+  int min_nodes;
+};
+
+std::vector<Misfit> Misfits(const std::vector<std::string>& names, int nodes,
+                            int (*min_nodes)(std::string_view)) {
+  std::vector<Misfit> out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const int need = min_nodes(names[i]);
+    if (need > nodes) out.push_back({i, names[i], need});
+  }
+  return out;
+}
+
+std::vector<std::string> Fitting(const std::vector<KnownName>& known,
+                                 int nodes) {
+  std::vector<std::string> out;
+  for (const KnownName& k : known) {
+    if (k.min_nodes <= nodes) out.push_back(k.name);
+  }
+  return out;
+}
+
+// Shapes/selectors that need more nodes than the cluster has. `list_path`
+// is "nemesis.partitions" or "nemesis.targets".
+void CheckFit(const std::vector<std::string>& names,
+              const std::vector<KnownName>& known, const std::string& what,
+              const std::string& list_path, int nodes,
+              int (*min_nodes)(std::string_view), const Provenance& prov,
+              Diagnostics* diag) {
+  const std::vector<Misfit> misfits = Misfits(names, nodes, min_nodes);
+  if (misfits.empty()) return;
+  const std::string fit = JoinNames(Fitting(known, nodes));
+  const Origin nodes_at = prov.Of("cluster.nodes");
+  const std::string nodes_text = "cluster.nodes is " + std::to_string(nodes);
+  if (!nodes_at.from_flag() && prov.Of(list_path).from_file()) {
+    // The list was written in the file: point at each misfit entry.
+    for (const Misfit& m : misfits) {
+      diag->Add(prov.Blame({list_path + "[" + std::to_string(m.index) + "]",
+                            list_path}),
+                list_path + ": " + what + " \"" + m.name +
+                    "\" needs at least " + std::to_string(m.min_nodes) +
+                    " nodes, but " + nodes_text,
+                "use " + what + "s that fit " + std::to_string(nodes) +
+                    " nodes (" + fit + "), or set cluster.nodes to " +
+                    std::to_string(m.min_nodes) + " or more");
+    }
+    return;
+  }
+  // The list is the default (or the node count came from a flag): one error
+  // on the node count.
+  std::vector<std::string> bad;
+  int need = 0;
+  for (const Misfit& m : misfits) {
+    bad.push_back(m.name);
+    need = std::max(need, m.min_nodes);
+  }
+  diag->Add(prov.Blame({"cluster.nodes", list_path}),
+            list_path + " has " + JoinNames(bad) + ", which need" +
+                (bad.size() == 1 ? "s" : "") + " at least " +
+                std::to_string(need) + " nodes, but " + nodes_text,
+            "set " + list_path + " to " + what + "s that fit " +
+                std::to_string(nodes) + " nodes (" + fit +
+                "), or use at least " + std::to_string(need) + " nodes");
+}
+
+void CheckNemesis(const TestSpec& s, const Provenance& prov,
+                  Diagnostics* diag) {
+  const NemesisSpec& n = s.nemesis;
+  const int nodes = s.cluster.nodes;
+  if (prov.AnyBad({"nemesis.faults", "cluster.nodes"})) return;
+
+  if (Has(n.faults, "partition") && !prov.AnyBad({"nemesis.partitions"})) {
+    if (n.partitions.empty()) {
+      diag->Add(prov.Blame({"nemesis.partitions", "nemesis.faults"}),
+                "nemesis.partitions is empty, but nemesis.faults has "
+                "partition",
+                "list at least one shape, e.g. `partitions: [one, leader]`, "
+                "or remove partition from nemesis.faults");
+    } else if (nodes < 2) {
+      diag->Add(prov.Blame({"cluster.nodes", "nemesis.faults"}),
+                "a partition needs at least 2 nodes, but cluster.nodes is " +
+                    std::to_string(nodes),
+                "remove partition from nemesis.faults, or use 3 or more "
+                "nodes");
+    } else {
+      CheckFit(n.partitions, Known().partition_shapes, "partition shape",
+               "nemesis.partitions", nodes, &MinNodesForShape, prov, diag);
+    }
+  }
+
+  const bool hits_nodes = Has(n.faults, "pause") || Has(n.faults, "kill");
+  if (hits_nodes && !prov.AnyBad({"nemesis.targets"})) {
+    if (n.targets.empty()) {
+      diag->Add(prov.Blame({"nemesis.targets", "nemesis.faults"}),
+                "nemesis.targets is empty, but nemesis.faults has pause or "
+                "kill",
+                "list at least one node selector, e.g. `targets: [one]`, or "
+                "remove pause and kill from nemesis.faults");
+    } else {
+      CheckFit(n.targets, Known().node_selectors, "node selector",
+               "nemesis.targets", nodes, &MinNodesForSelector, prov, diag);
+    }
+  }
+
+  if (!n.faults.empty() && !prov.AnyBad({"nemesis.interval", "time_limit"}) &&
+      n.interval_s >= s.time_limit_s) {
+    diag->Add(prov.Blame({"nemesis.interval", "time_limit"}),
+              "nemesis.interval (" + FormatNumber(n.interval_s) +
+                  " s) is not shorter than time_limit (" +
+                  FormatNumber(s.time_limit_s) +
+                  " s), so no fault would ever start",
+              "shorten nemesis.interval, lengthen time_limit, or set "
+              "`faults: []` for a run without faults");
+  }
+}
+
+void CheckCluster(const TestSpec& s, const Provenance& prov,
+                  Diagnostics* diag) {
+  if (prov.AnyBad({"cluster.subnet", "cluster.nodes"})) return;
+  auto cidr = ParseCidr(s.cluster.subnet);
+  if (!cidr) return;  // the default always parses; a bad value is flagged
+  const long long usable = (1LL << (32 - cidr->prefix)) - 2;
+  const int nodes = s.cluster.nodes;
+  if (usable >= nodes + 1) return;
+  // Smallest prefix with room for the nodes and the controller.
+  int prefix = cidr->prefix;
+  while (prefix > 16 && (1LL << (32 - prefix)) - 2 < nodes + 1) --prefix;
+  const std::uint32_t mask = ~std::uint32_t{0} << (32 - prefix);
+  const Cidr bigger{cidr->address & mask, prefix};
+  const Origin nodes_at = prov.Of("cluster.nodes");
+  const Origin at = nodes_at.from_flag()
+                        ? nodes_at
+                        : prov.Blame({"cluster.subnet", "cluster.nodes"});
+  diag->Add(at,
+            "cluster.subnet " + s.cluster.subnet + " has " +
+                std::to_string(usable) + " usable addresses, too few for " +
+                std::to_string(nodes) + " nodes plus the controller",
+            "use a larger subnet, e.g. `subnet: " + FormatCidr(bigger) +
+                "`, or at most " + std::to_string(usable - 1) + " nodes");
+}
+
+void CheckTarget(const TestSpec& s, const Provenance& prov, Diagnostics* diag) {
+  const EtcdSpec& e = s.target.etcd;
+  if (prov.AnyBad({"target.heartbeat_ms", "target.election_timeout_ms"})) {
+    return;
+  }
+  if (e.election_timeout_ms < 5 * e.heartbeat_ms) {
+    diag->Add(
+        prov.Blame({"target.election_timeout_ms", "target.heartbeat_ms"}),
+        "target.election_timeout_ms (" + std::to_string(e.election_timeout_ms) +
+            ") must be at least 5 x target.heartbeat_ms (" +
+            std::to_string(e.heartbeat_ms) +
+            ") = " + std::to_string(5 * e.heartbeat_ms) +
+            "; etcd refuses to start otherwise",
+        "raise election_timeout_ms to " + std::to_string(10 * e.heartbeat_ms) +
+            " (etcd recommends 10x the heartbeat) or lower "
+            "heartbeat_ms");
+  }
+}
+
+void CheckWorkload(const TestSpec& s, const Provenance& prov,
+                   Diagnostics* diag) {
+  const WorkloadSpec& w = s.workload;
+  if (prov.AnyBad(
+          {"workload.mix.read", "workload.mix.write", "workload.mix.cas"})) {
+    return;
+  }
+  if (w.read + w.write + w.cas <= 0) {
+    diag->Add(prov.Blame({"workload.mix", "workload"}),
+              "workload.mix: every weight is 0, so there is no operation to "
+              "run",
+              "give at least one of read, write, cas a weight > 0, e.g. "
+              "`mix: {read: 50, write: 30, cas: 20}`");
+  }
+}
+
+}  // namespace
+
+void ValidateCrossField(const TestSpec& spec, const Provenance& prov,
+                        Diagnostics* diag) {
+  CheckCluster(spec, prov, diag);
+  CheckTarget(spec, prov, diag);
+  CheckWorkload(spec, prov, diag);
+  CheckNemesis(spec, prov, diag);
+}
+
+}  // namespace faultline::harness::config_internal
