@@ -43,4 +43,37 @@ ReadResult ParseHistory(std::string_view text, HistoryFormat format);
 std::optional<ReadError> CheckWellFormed(const History& history,
                                          std::string_view model);
 
+// "line L, column C: message" (", column C" omitted when column is 0).
+std::string ToString(const ReadError& error);
+
+// How ParseJepsenEdn treats jepsen.independent histories, whose client
+// values are [key value] tuples.
+enum class TupleKeys {
+  // Split when every client event lacks :key and has a 2-element vector
+  // value, unless the history could be a plain cas-register one (every
+  // client f is "cas" and no tuple's second element is a list). A warning
+  // says when values were split.
+  kAuto,
+  kSplit,  // always split (an event whose value is not a 2-tuple: error)
+  kKeep,   // never split
+};
+
+struct EdnOptions {
+  TupleKeys tuples = TupleKeys::kAuto;
+};
+
+// Jepsen's history.edn (see docs/history-formats.md). ParseHistory with
+// kJepsenEdn calls this with default options.
+ReadResult ParseJepsenEdn(std::string_view text, const EdnOptions& options);
+
+// Porcupine's test-data logs: Jepsen etcd logs ("INFO  jepsen.util - 3
+// :invoke :write 4") and kv logs (one EDN map per line). See
+// docs/history-formats.md. ParseHistory with kPorcupine calls this.
+ReadResult ParsePorcupineLog(std::string_view text);
+
+// True for the model names CheckWellFormed knows value shapes for:
+// "register", "cas-register", "kv", "mutex". CheckWellFormed skips the
+// shape rules (but keeps every other rule) for any other name.
+bool IsKnownModel(std::string_view model);
+
 }  // namespace faultline::checkers

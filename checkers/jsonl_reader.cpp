@@ -1,0 +1,486 @@
+// The strict history.jsonl reader (shared/spec/history.md).
+//
+// Decisions beyond the spec (also in docs/history-formats.md):
+// - Lines end with "\n"; a "\r" before it is dropped (CRLF files read fine).
+// - Blank (whitespace-only) lines are skipped; they do not count as events,
+//   so `index` counts only event lines. One warning reports how many.
+// - The last line, when it has no terminating newline and the JSON in it is
+//   cut short (the text ends inside a value), is ignored with a warning: it
+//   is what a killed writer leaves. Any other malformed line, including a
+//   complete-but-wrong last line, is an error.
+// - Optional fields (time, key, error, node) may be null, meaning absent.
+// - Columns are 1-based byte offsets within the line.
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include "checkers/history_io.h"
+#include "checkers/json_parser.h"
+
+namespace faultline::checkers {
+namespace {
+
+// Bits for required/duplicate bookkeeping of the known fields.
+enum FieldBit : unsigned {
+  kIndex = 1u << 0,
+  kTime = 1u << 1,
+  kProcess = 1u << 2,
+  kType = 1u << 3,
+  kF = 1u << 4,
+  kKey = 1u << 5,
+  kValue = 1u << 6,
+  kError = 1u << 7,
+  kNode = 1u << 8,
+};
+
+FieldBit FieldOf(std::string_view name) {
+  switch (name.size()) {
+    case 1:
+      return name == "f" ? kF : FieldBit{};
+    case 3:
+      return name == "key" ? kKey : FieldBit{};
+    case 4:
+      if (name == "time") return kTime;
+      if (name == "type") return kType;
+      if (name == "node") return kNode;
+      return FieldBit{};
+    case 5:
+      if (name == "index") return kIndex;
+      if (name == "value") return kValue;
+      if (name == "error") return kError;
+      return FieldBit{};
+    case 7:
+      return name == "process" ? kProcess : FieldBit{};
+    default:
+      return FieldBit{};
+  }
+}
+
+struct LineError {
+  std::size_t offset = 0;  // 0-based byte offset in the line
+  std::string message;
+  bool truncated = false;  // the line ends inside a value
+};
+
+class EventParser {
+ public:
+  EventParser(std::string_view line, std::int64_t expected_index)
+      : line_(line), p_(line), expected_index_(expected_index) {}
+
+  bool Parse(Event& e, LineError& err);
+
+ private:
+  bool FromParser(LineError& err) {
+    err.offset = p_.error_offset();
+    err.message = p_.error();
+    err.truncated = p_.hit_end();
+    return false;
+  }
+  bool Fail(LineError& err, std::size_t offset, std::string message) {
+    err.offset = offset;
+    err.message = std::move(message);
+    err.truncated = false;
+    return false;
+  }
+  bool ParseField(std::string_view name, FieldBit bit, std::size_t at, Event& e,
+                  LineError& err);
+  // Reads a string literal (p_ at '"'). Fast path: plain ASCII without
+  // escapes is returned as a view into the line; otherwise the decoded text
+  // is stored in `buffer` and viewed.
+  bool ReadString(std::string& buffer, std::string_view& out, LineError& err);
+  // Reads a number or other value where an integer is expected. On return
+  // *is_int says whether it was an integer (value in *out); when not,
+  // scratch_ holds the value for the error message.
+  bool ReadInt(std::int64_t* out, bool* is_int, LineError& err);
+
+  std::string_view line_;
+  JsonParser p_;
+  std::int64_t expected_index_;
+  Value scratch_;
+  std::string name_;
+  std::string type_;
+};
+
+bool EventParser::ReadString(std::string& buffer, std::string_view& out,
+                             LineError& err) {
+  std::size_t start = p_.pos() + 1;
+  for (std::size_t i = start; i < line_.size(); ++i) {
+    auto c = static_cast<unsigned char>(line_[i]);
+    if (c == '"') {
+      out = line_.substr(start, i - start);
+      p_.set_pos(i + 1);
+      return true;
+    }
+    if (c == '\\' || c < 0x20 || c >= 0x80) break;
+  }
+  if (!p_.ParseString(buffer)) return FromParser(err);
+  out = buffer;
+  return true;
+}
+
+bool EventParser::ReadInt(std::int64_t* out, bool* is_int, LineError& err) {
+  // Fast path: -?[0-9]{1,18} not followed by a fraction or exponent.
+  std::size_t i = p_.pos();
+  bool neg = i < line_.size() && line_[i] == '-';
+  if (neg) ++i;
+  std::size_t digits_at = i;
+  std::int64_t v = 0;
+  while (i < line_.size() && line_[i] >= '0' && line_[i] <= '9' &&
+         i - digits_at < 18) {
+    v = v * 10 + (line_[i] - '0');
+    ++i;
+  }
+  std::size_t n = i - digits_at;
+  bool plain = n > 0 && !(n > 1 && line_[digits_at] == '0') &&
+               (i >= line_.size() ||
+                (line_[i] != '.' && line_[i] != 'e' && line_[i] != 'E' &&
+                 !(line_[i] >= '0' && line_[i] <= '9')));
+  if (plain && i < line_.size()) {
+    p_.set_pos(i);
+    *out = neg ? -v : v;
+    *is_int = true;
+    return true;
+  }
+  if (!p_.ParseValue(scratch_)) return FromParser(err);
+  *is_int = scratch_.is_int();
+  if (*is_int) *out = scratch_.as_int();
+  return true;
+}
+
+bool EventParser::ParseField(std::string_view name, FieldBit bit,
+                             std::size_t at, Event& e, LineError& err) {
+  switch (bit) {
+    case kIndex: {
+      std::int64_t v = 0;
+      bool is_int = false;
+      if (!ReadInt(&v, &is_int, err)) return false;
+      if (!is_int) {
+        return Fail(err, at,
+                    "\"index\" must be an integer (the event's "
+                    "0-based position in the file), not " +
+                        std::string(KindName(scratch_)));
+      }
+      if (v != expected_index_) {
+        return Fail(err, at,
+                    "\"index\" is " + std::to_string(v) +
+                        " but this is event number " +
+                        std::to_string(expected_index_) +
+                        " (0-based, blank lines not counted); indexes must "
+                        "count the events from 0 without gaps: renumber the "
+                        "file or fix the writer");
+      }
+      e.index = v;
+      return true;
+    }
+    case kTime: {
+      std::int64_t v = 0;
+      bool is_int = false;
+      if (!ReadInt(&v, &is_int, err)) return false;
+      if (!is_int && scratch_.is_null()) return true;
+      if (!is_int || v < 0) {
+        return Fail(err, at,
+                    "\"time\" must be an integer >= 0 "
+                    "(nanoseconds since the test started), not " +
+                        (is_int ? std::string("negative")
+                                : std::string(KindName(scratch_))) +
+                        "; omit the field when unknown");
+      }
+      e.time = v;
+      return true;
+    }
+    case kProcess: {
+      std::int64_t v = 0;
+      bool is_int = false;
+      if (!ReadInt(&v, &is_int, err)) return false;
+      if (is_int && v >= 0) {
+        e.process = v;
+        return true;
+      }
+      if (!is_int && scratch_.is_string() &&
+          scratch_.as_string() == "nemesis") {
+        e.process = kNemesisProcess;
+        return true;
+      }
+      return Fail(
+          err, at,
+          "\"process\" must be an integer >= 0 or the "
+          "string \"nemesis\", not " +
+              (is_int ? std::string("a negative integer") : scratch_.ToJson()));
+    }
+    case kType: {
+      if (p_.peek() != '"') {
+        if (!p_.ParseValue(scratch_)) return FromParser(err);
+        return Fail(err, at,
+                    "\"type\" must be one of the strings \"invoke\", "
+                    "\"ok\", \"fail\", \"info\", not " +
+                        std::string(KindName(scratch_)));
+      }
+      std::string_view t;
+      if (!ReadString(type_, t, err)) return false;
+      if (t == "invoke") {
+        e.type = EventType::kInvoke;
+      } else if (t == "ok") {
+        e.type = EventType::kOk;
+      } else if (t == "fail") {
+        e.type = EventType::kFail;
+      } else if (t == "info") {
+        e.type = EventType::kInfo;
+      } else {
+        std::string shown;
+        AppendJsonString(shown, t);
+        return Fail(err, at,
+                    "\"type\" must be \"invoke\", \"ok\", \"fail\" "
+                    "or \"info\" (lower case), not " +
+                        shown);
+      }
+      return true;
+    }
+    case kF:
+      if (p_.peek() != '"') {
+        if (!p_.ParseValue(scratch_)) return FromParser(err);
+        return Fail(err, at,
+                    "\"f\" must be a string (the operation name, "
+                    "e.g. \"read\"), not " +
+                        std::string(KindName(scratch_)));
+      }
+      if (!p_.ParseString(e.f)) return FromParser(err);
+      if (e.f.empty()) {
+        return Fail(err, at, "\"f\" must be a non-empty operation name");
+      }
+      return true;
+    case kKey:
+      if (!p_.ParseValue(e.key)) return FromParser(err);
+      if (!e.key.is_null() && !e.key.is_string() && !e.key.is_int()) {
+        return Fail(err, at,
+                    "\"key\" must be a string, an integer or null, "
+                    "not " +
+                        std::string(KindName(e.key)));
+      }
+      return true;
+    case kValue:
+      if (!p_.ParseValue(e.value)) return FromParser(err);
+      return true;
+    case kError:
+    case kNode: {
+      std::string& target = bit == kError ? e.error : e.node;
+      if (p_.peek() == '"') {
+        if (!p_.ParseString(target)) return FromParser(err);
+        return true;
+      }
+      if (!p_.ParseValue(scratch_)) return FromParser(err);
+      if (scratch_.is_null()) return true;
+      return Fail(err, at,
+                  "\"" + std::string(name) +
+                      "\" must be a string (or null, or absent), "
+                      "not " +
+                      std::string(KindName(scratch_)));
+    }
+  }
+  // Unknown field (duplicates were rejected by Parse): goes to extra.
+  Value v;
+  if (!p_.ParseValue(v)) return FromParser(err);
+  e.extra.emplace_back(std::string(name), std::move(v));
+  return true;
+}
+
+bool EventParser::Parse(Event& e, LineError& err) {
+  p_.SkipSpace();
+  if (p_.peek() != '{') {
+    return Fail(err, p_.pos(),
+                "each line must be one JSON object (an event, starting with "
+                "'{'); see shared/spec/history.md");
+  }
+  p_.set_pos(p_.pos() + 1);
+  unsigned seen = 0;
+  p_.SkipSpace();
+  if (p_.peek() == '}') {
+    p_.set_pos(p_.pos() + 1);
+  } else {
+    while (true) {
+      p_.SkipSpace();
+      if (p_.at_end()) {
+        Fail(err, line_.size(), "the line ends inside the event object");
+        err.truncated = true;
+        return false;
+      }
+      std::size_t name_at = p_.pos();
+      if (p_.peek() != '"') {
+        return Fail(err, name_at,
+                    "expected a field name in double quotes, e.g. \"f\"");
+      }
+      std::string_view name;
+      if (!ReadString(name_, name, err)) return false;
+      p_.SkipSpace();
+      if (p_.at_end()) {
+        Fail(err, line_.size(), "the line ends after a field name");
+        err.truncated = true;
+        return false;
+      }
+      if (p_.peek() != ':') {
+        return Fail(err, p_.pos(), "expected ':' after the field name");
+      }
+      p_.set_pos(p_.pos() + 1);
+      p_.SkipSpace();
+      std::size_t value_at = p_.pos();
+      FieldBit bit = FieldOf(name);
+      if (bit == FieldBit{}) {
+        for (const auto& field : e.extra) {
+          if (field.first == name) {
+            return Fail(err, name_at,
+                        "duplicate field \"" + std::string(name) +
+                            "\"; each field may appear once per event");
+          }
+        }
+      } else {
+        if ((seen & bit) != 0) {
+          return Fail(err, name_at,
+                      "duplicate field \"" + std::string(name) +
+                          "\"; each field may appear once per "
+                          "event");
+        }
+        seen |= bit;
+      }
+      if (!ParseField(name, bit, value_at, e, err)) return false;
+      p_.SkipSpace();
+      if (p_.at_end()) {
+        Fail(err, line_.size(),
+             "the line ends inside the event object "
+             "(missing '}')");
+        err.truncated = true;
+        return false;
+      }
+      char c = p_.peek();
+      if (c == ',') {
+        p_.set_pos(p_.pos() + 1);
+        continue;
+      }
+      if (c == '}') {
+        p_.set_pos(p_.pos() + 1);
+        break;
+      }
+      return Fail(err, p_.pos(), "expected ',' or '}' after a field value");
+    }
+  }
+  std::size_t close = p_.pos() - 1;
+  p_.SkipSpace();
+  if (!p_.at_end()) {
+    return Fail(err, p_.pos(),
+                "unexpected text after the event object; "
+                "write exactly one JSON object per line");
+  }
+  struct Required {
+    FieldBit bit;
+    const char* what;
+  };
+  static constexpr Required kRequired[] = {
+      {kIndex, "\"index\" (int: the event's 0-based position)"},
+      {kProcess, "\"process\" (int >= 0 or \"nemesis\")"},
+      {kType, "\"type\" (\"invoke\", \"ok\", \"fail\" or \"info\")"},
+      {kF, "\"f\" (string: the operation name)"},
+      {kValue, "\"value\" (any JSON; null when there is none)"},
+  };
+  for (const Required& r : kRequired) {
+    if ((seen & r.bit) == 0) {
+      return Fail(err, close,
+                  std::string("missing required field ") + r.what +
+                      "; every event needs index, process, type, f and "
+                      "value");
+    }
+  }
+  return true;
+}
+
+// Number of lines (memchr is vectorized; std::count is not, at -O2).
+std::size_t CountLines(std::string_view text) {
+  std::size_t lines = 1;
+  const char* p = text.data();
+  const char* end = text.data() + text.size();
+  while (p < end) {
+    const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
+    if (nl == nullptr) break;
+    ++lines;
+    p = static_cast<const char*>(nl) + 1;
+  }
+  return lines;
+}
+
+bool IsBlank(std::string_view line) {
+  for (char c : line) {
+    if (c != ' ' && c != '\t' && c != '\r') return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+ReadResult ParseJsonl(std::string_view text) {
+  ReadResult result;
+  result.history.reserve(CountLines(text));
+  std::size_t pos = 0;
+  std::int64_t line_no = 0;
+  std::int64_t blank = 0;
+  std::int64_t first_blank = 0;
+  LineError err;
+  while (pos < text.size()) {
+    ++line_no;
+    const char* nl = static_cast<const char*>(
+        std::memchr(text.data() + pos, '\n', text.size() - pos));
+    bool terminated = nl != nullptr;
+    std::size_t end =
+        terminated ? static_cast<std::size_t>(nl - text.data()) : text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    pos = terminated ? end + 1 : end;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (IsBlank(line)) {
+      if (blank++ == 0) first_blank = line_no;
+      continue;
+    }
+    auto index = static_cast<std::int64_t>(result.history.size());
+    Event& e = result.history.emplace_back();
+    EventParser parser(line, index);
+    if (parser.Parse(e, err)) continue;
+    result.history.pop_back();
+    if (!terminated && err.truncated) {
+      result.warnings.push_back(
+          "line " + std::to_string(line_no) +
+          ": ignored a truncated last line (no newline at the end, JSON cut "
+          "short: " +
+          err.message + "); this is what a killed writer leaves behind");
+      break;
+    }
+    result.ok = false;
+    result.error.line = line_no;
+    result.error.column = static_cast<std::int64_t>(err.offset) + 1;
+    result.error.message = std::move(err.message);
+    return result;
+  }
+  if (blank > 0) {
+    result.warnings.push_back("ignored " + std::to_string(blank) +
+                              " blank line(s), the first at line " +
+                              std::to_string(first_blank));
+  }
+  return result;
+}
+
+ReadResult ParseHistory(std::string_view text, HistoryFormat format) {
+  switch (format) {
+    case HistoryFormat::kJsonl:
+      return ParseJsonl(text);
+    case HistoryFormat::kJepsenEdn:
+      return ParseJepsenEdn(text, EdnOptions{});
+    case HistoryFormat::kPorcupine:
+      return ParsePorcupineLog(text);
+  }
+  return ParseJsonl(text);
+}
+
+std::string ToString(const ReadError& error) {
+  std::string out = "line " + std::to_string(error.line);
+  if (error.column > 0) out += ", column " + std::to_string(error.column);
+  out += ": ";
+  out += error.message;
+  return out;
+}
+
+}  // namespace faultline::checkers

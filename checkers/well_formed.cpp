@@ -1,0 +1,233 @@
+// CheckWellFormed: the structural rules of shared/spec/history.md that every
+// checker relies on, plus per-model value shapes.
+//
+// Rules, in the order they are checked for each event (line = position + 1):
+//  1. `index` equals the event's position in the history.
+//  2. `process` is >= 0 or kNemesisProcess; `f` is non-empty.
+//  3. `time`, when present, is >= 0 and not less than the latest earlier
+//     time (events without time are not compared).
+//  Client events only (nemesis events skip 4-7 and the model rules):
+//  4. An invoke needs the process to have no outstanding operation.
+//  5. An invoke by a process that has completed an operation with `info`
+//     is an error (the worker must continue under a fresh process id).
+//  6. A completion (ok/fail/info) needs an outstanding invoke of the same
+//     process with the same `f`; when both carry a non-null `key`, the keys
+//     must be equal.
+//  7. Model shapes (only when `model` is a known model):
+//     register:      f is read or write.
+//     cas-register:  f is read, write or cas.
+//       read:  invoke value null; ok value int, string or null;
+//              fail/info value null.
+//       write: value (every type) int or string.
+//       cas:   value (every type) a 2-element array of int/string/null.
+//     kv:            f is get, put or append.
+//       get:   invoke value null; ok value a string; fail/info value null.
+//       put, append: value (every type) a string.
+//     mutex:         f is acquire or release (values unconstrained, since
+//                    lock workloads carry fencing tokens there).
+//  An invoke with no completion by the end is fine (it counts as info).
+#include <string>
+#include <unordered_map>
+
+#include "checkers/history_io.h"
+#include "checkers/json_parser.h"
+
+namespace faultline::checkers {
+namespace {
+
+enum class Model { kNone, kRegister, kCasRegister, kKv, kMutex };
+
+Model ModelOf(std::string_view name) {
+  if (name == "register") return Model::kRegister;
+  if (name == "cas-register") return Model::kCasRegister;
+  if (name == "kv") return Model::kKv;
+  if (name == "mutex") return Model::kMutex;
+  return Model::kNone;
+}
+
+struct ProcessState {
+  bool outstanding = false;
+  std::size_t invoke_pos = 0;  // position of the outstanding invoke
+  bool crashed = false;        // completed with info
+  std::size_t info_pos = 0;
+};
+
+std::string Line(std::size_t pos) { return std::to_string(pos + 1); }
+
+std::string Op(const Event& e) {
+  std::string out = std::string(ToString(e.type)) + " " + e.f;
+  if (!e.key.is_null()) out += " key " + e.key.ToJson();
+  return out;
+}
+
+bool IsScalar(const Value& v) { return v.is_int() || v.is_string(); }
+
+// Returns an empty string when the value fits the model, else what is wrong.
+std::string CheckShape(Model model, const Event& e) {
+  const Value& v = e.value;
+  const bool invoke = e.type == EventType::kInvoke;
+  const bool ok = e.type == EventType::kOk;
+  switch (model) {
+    case Model::kNone:
+      return {};
+    case Model::kRegister:
+    case Model::kCasRegister:
+      if (e.f == "read") {
+        if (ok) {
+          if (IsScalar(v) || v.is_null()) return {};
+          return "a read that completes ok must carry the value read (an "
+                 "integer, a string, or null when absent), not " +
+                 std::string(KindName(v));
+        }
+        if (v.is_null()) return {};
+        return "a read's " + std::string(invoke ? "invoke" : "fail/info") +
+               " value must be null, not " + std::string(KindName(v));
+      }
+      if (e.f == "write") {
+        if (IsScalar(v)) return {};
+        return "a write's value must be the integer or string written, not " +
+               std::string(KindName(v));
+      }
+      if (e.f == "cas" && model == Model::kCasRegister) {
+        if (v.is_list() && v.as_list().size() == 2) {
+          const Value& a = v.as_list()[0];
+          const Value& b = v.as_list()[1];
+          if ((IsScalar(a) || a.is_null()) && (IsScalar(b) || b.is_null())) {
+            return {};
+          }
+        }
+        return "a cas value must be [expected, new] (two integers or "
+               "strings), not " +
+               v.ToJson();
+      }
+      return "unknown operation \"" + e.f + "\" for model " +
+             (model == Model::kRegister
+                  ? "register (expected read or write)"
+                  : "cas-register (expected read, write or cas)");
+    case Model::kKv:
+      if (e.f == "get") {
+        if (ok) {
+          if (v.is_string()) return {};
+          return "a get that completes ok must carry the string read (\"\" "
+                 "for a missing key), not " +
+                 std::string(KindName(v));
+        }
+        if (v.is_null()) return {};
+        return "a get's " + std::string(invoke ? "invoke" : "fail/info") +
+               " value must be null, not " + std::string(KindName(v));
+      }
+      if (e.f == "put" || e.f == "append") {
+        if (v.is_string()) return {};
+        return "a " + e.f + " value must be a string, not " +
+               std::string(KindName(v));
+      }
+      return "unknown operation \"" + e.f +
+             "\" for model kv (expected get, put or append)";
+    case Model::kMutex:
+      if (e.f == "acquire" || e.f == "release") return {};
+      return "unknown operation \"" + e.f +
+             "\" for model mutex (expected acquire or release)";
+  }
+  return {};
+}
+
+ReadError At(std::size_t pos, std::string message) {
+  ReadError err;
+  err.line = static_cast<std::int64_t>(pos) + 1;
+  err.column = 0;
+  err.message = std::move(message);
+  return err;
+}
+
+}  // namespace
+
+bool IsKnownModel(std::string_view model) {
+  return ModelOf(model) != Model::kNone;
+}
+
+std::optional<ReadError> CheckWellFormed(const History& history,
+                                         std::string_view model_name) {
+  const Model model = ModelOf(model_name);
+  std::unordered_map<std::int64_t, ProcessState> processes;
+  std::optional<std::int64_t> last_time;
+  std::size_t last_time_pos = 0;
+  for (std::size_t i = 0; i < history.size(); ++i) {
+    const Event& e = history[i];
+    if (e.index != static_cast<std::int64_t>(i)) {
+      return At(i, "event has index " + std::to_string(e.index) +
+                       " but is at position " + std::to_string(i) +
+                       "; indexes count events from 0");
+    }
+    if (e.process < 0 && e.process != kNemesisProcess) {
+      return At(i, "process " + std::to_string(e.process) +
+                       " is negative; processes are >= 0 or \"nemesis\"");
+    }
+    if (e.f.empty()) return At(i, "event has an empty \"f\"");
+    if (e.time) {
+      if (*e.time < 0) return At(i, "time is negative");
+      if (last_time && *e.time < *last_time) {
+        return At(i, "time " + std::to_string(*e.time) +
+                         " is earlier than time " + std::to_string(*last_time) +
+                         " at line " + Line(last_time_pos) +
+                         "; times must be non-decreasing (one monotonic "
+                         "clock, events written in the order observed)");
+      }
+      last_time = e.time;
+      last_time_pos = i;
+    }
+    if (e.is_nemesis()) continue;
+    ProcessState& ps = processes[e.process];
+    const std::string proc = "process " + std::to_string(e.process);
+    if (e.type == EventType::kInvoke) {
+      if (ps.crashed) {
+        return At(i, proc + " invokes " + e.f + " after its operation " +
+                         "completed with info at line " + Line(ps.info_pos) +
+                         "; after an info the worker must continue under a "
+                         "fresh process id");
+      }
+      if (ps.outstanding) {
+        return At(i, proc + " invokes " + e.f + " while its " +
+                         Op(history[ps.invoke_pos]) + " from line " +
+                         Line(ps.invoke_pos) +
+                         " is still outstanding; a process has at most one "
+                         "operation in flight");
+      }
+      ps.outstanding = true;
+      ps.invoke_pos = i;
+    } else {
+      if (!ps.outstanding) {
+        return At(i, proc + " completes " + e.f + " (" +
+                         std::string(ToString(e.type)) +
+                         ") but has no outstanding invoke" +
+                         (ps.crashed ? " (it already completed with info "
+                                       "at line " +
+                                           Line(ps.info_pos) + ")"
+                                     : std::string()));
+      }
+      const Event& inv = history[ps.invoke_pos];
+      if (inv.f != e.f) {
+        return At(i, proc + " completes " + e.f + " but its outstanding " +
+                         "invoke at line " + Line(ps.invoke_pos) + " is " +
+                         inv.f + "; a completion repeats its invoke's f");
+      }
+      if (!inv.key.is_null() && !e.key.is_null() && inv.key != e.key) {
+        return At(i, proc + " completes " + e.f + " on key " + e.key.ToJson() +
+                         " but invoked it on key " + inv.key.ToJson() +
+                         " at line " + Line(ps.invoke_pos));
+      }
+      ps.outstanding = false;
+      if (e.type == EventType::kInfo) {
+        ps.crashed = true;
+        ps.info_pos = i;
+      }
+    }
+    std::string shape = CheckShape(model, e);
+    if (!shape.empty()) {
+      return At(i, Op(e) + " by " + proc + ": " + shape + " (model " +
+                       std::string(model_name) + ")");
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace faultline::checkers
