@@ -1,0 +1,197 @@
+// Randomized differential test: CheckLinearizable (with and without its
+// pre-passes) against the brute-force reference (checkers/reference.h) on
+// 100,000 small seeded histories with concurrency, crashes, failed ops,
+// reused values and injected anomalies. A disagreement prints the seed and a
+// delta-debugged minimal history in JSONL.
+#include <catch2/catch.hpp>
+#include <random>
+#include <sstream>
+
+#include "checkers/linearizable.h"
+#include "checkers/reference.h"
+#include "checkers/sim.h"
+
+namespace faultline::checkers {
+namespace {
+
+constexpr std::uint64_t kBaseSeed = 0x5eed2024;
+constexpr int kHistories = 100000;
+
+SimOptions RandomOptions(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  auto uni = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  auto real = [&](double hi) {
+    return std::uniform_real_distribution<double>(0, hi)(rng);
+  };
+  SimOptions s;
+  s.seed = rng();
+  s.model = uni(0, 2) == 0 ? "register" : "cas-register";
+  s.processes = uni(1, 4);
+  s.ops = uni(1, 9);
+  s.keys = uni(0, 4) == 0 ? 2 : 1;
+  s.read_ratio = 0.2 + real(0.4);
+  s.cas_ratio = real(0.4);
+  s.info_rate = uni(0, 3) == 0 ? 0.0 : real(0.5);
+  s.pending_share = real(1.0);
+  s.fail_rate = uni(0, 3) == 0 ? real(0.3) : 0.0;
+  s.unique_values = uni(0, 2) != 0;
+  s.value_range = uni(2, 4);
+  s.with_time = uni(0, 4) != 0;
+  s.max_latency = uni(1, 6);
+  s.max_gap = uni(1, 3);
+  s.nemesis_rate = uni(0, 9) == 0 ? 0.3 : 0.0;
+  if (uni(0, 4) < 3) {
+    s.stale_read_rate = real(0.6);
+    s.lost_write_rate = real(0.4);
+    s.reorder_rate = real(0.6);
+  }
+  return s;
+}
+
+// The three checker configurations compared with the reference: default,
+// without pruning, without quiescent splitting.
+Verdict FastVerdict(const History& h, const std::string& model, int variant) {
+  LinearizableOptions o;
+  o.model = model;
+  o.prune = variant != 1;
+  o.split_quiescent = variant != 2;
+  return CheckLinearizable(h, o);
+}
+Validity Fast(const History& h, const std::string& model, int variant) {
+  return FastVerdict(h, model, variant).validity;
+}
+
+// A counter from details_json, e.g. Counter(json, "pruned").
+long Counter(const std::string& json, const std::string& name) {
+  std::size_t at = json.find("\"" + name + "\":");
+  if (at == std::string::npos) return -1;
+  return std::stol(json.substr(at + name.size() + 3));
+}
+
+bool Disagrees(const History& h, const std::string& model, int variant) {
+  ReferenceResult ref = CheckReference(h, model);
+  if (!ref.error.empty()) return false;
+  return Fast(h, model, variant) != ref.validity;
+}
+
+// Removes whole operations (an invoke and its completion) while the
+// disagreement persists: chunks of decreasing size, ddmin style.
+History Minimize(History h, const std::string& model, int variant) {
+  auto ops_of = [](const History& hist) {
+    std::vector<std::int64_t> invokes;
+    for (const Event& e : hist) {
+      if (e.is_invoke() && !e.is_nemesis()) invokes.push_back(e.index);
+    }
+    return invokes;
+  };
+  auto without = [](const History& hist,
+                    const std::vector<std::int64_t>& drop) {
+    // Drop the invokes in `drop` and each one's completion.
+    std::vector<bool> gone(hist.size(), false);
+    for (std::int64_t inv : drop) {
+      gone[static_cast<std::size_t>(inv)] = true;
+      std::int64_t p = hist[static_cast<std::size_t>(inv)].process;
+      for (std::size_t k = static_cast<std::size_t>(inv) + 1; k < hist.size();
+           ++k) {
+        if (hist[k].process == p && !hist[k].is_invoke()) {
+          gone[k] = true;
+          break;
+        }
+        if (hist[k].process == p) break;
+      }
+    }
+    History out;
+    for (std::size_t k = 0; k < hist.size(); ++k) {
+      if (gone[k]) continue;
+      out.push_back(hist[k]);
+      out.back().index = static_cast<std::int64_t>(out.size() - 1);
+    }
+    return out;
+  };
+  std::size_t chunk = ops_of(h).size() / 2;
+  while (chunk >= 1) {
+    bool progress = false;
+    std::vector<std::int64_t> invokes = ops_of(h);
+    for (std::size_t at = 0; at < invokes.size(); at += chunk) {
+      std::vector<std::int64_t> drop(
+          invokes.begin() + static_cast<std::ptrdiff_t>(at),
+          invokes.begin() + static_cast<std::ptrdiff_t>(
+                                std::min(invokes.size(), at + chunk)));
+      History smaller = without(h, drop);
+      if (Disagrees(smaller, model, variant)) {
+        h = std::move(smaller);
+        progress = true;
+        break;
+      }
+    }
+    if (!progress) chunk /= 2;
+  }
+  return h;
+}
+
+TEST_CASE("differential: checker agrees with brute force on 100k histories",
+          "[linearizable][differential]") {
+  int disagreements = 0;
+  int invalid = 0;
+  int crashed = 0;
+  int pruned = 0;
+  int closed = 0;
+  int split = 0;
+  for (int n = 0; n < kHistories; ++n) {
+    std::uint64_t seed = kBaseSeed + static_cast<std::uint64_t>(n);
+    SimOptions s = RandomOptions(seed);
+    History h = Simulate(s);
+    ReferenceResult ref = CheckReference(h, s.model);
+    REQUIRE(ref.error.empty());
+    if (ref.validity == Validity::kInvalid) ++invalid;
+    for (const Event& e : h) {
+      if (e.type == EventType::kInfo) {
+        ++crashed;
+        break;
+      }
+    }
+    // Default configuration always; the ablations on a share of histories.
+    for (int variant : {0, 1, 2}) {
+      if (variant != 0 && n % 4 != variant) continue;
+      Verdict v = FastVerdict(h, s.model, variant);
+      Validity got = v.validity;
+      if (variant == 0) {
+        if (Counter(v.details_json, "pruned") > 0) ++pruned;
+        if (Counter(v.details_json, "closed") > 0) ++closed;
+        if (Counter(v.details_json, "segments") >
+            Counter(v.details_json, "keys")) {
+          ++split;
+        }
+      }
+      if (got == ref.validity) continue;
+      ++disagreements;
+      History small = Minimize(h, s.model, variant);
+      std::ostringstream text;
+      for (const Event& e : small) text << ToJsonLine(e) << "\n";
+      FAIL_CHECK("disagreement: history seed "
+                 << seed << " (sim seed " << s.seed << "), model " << s.model
+                 << ", variant " << variant << ": reference "
+                 << ToString(CheckReference(small, s.model).validity)
+                 << ", checker " << ToString(Fast(small, s.model, variant))
+                 << "\nminimized history:\n"
+                 << text.str());
+      if (disagreements > 3) return;
+    }
+  }
+  CHECK(disagreements == 0);
+  // The generator must exercise both outcomes and crashes substantially.
+  CHECK(invalid > kHistories / 10);
+  CHECK(invalid < kHistories * 9 / 10);
+  CHECK(crashed > kHistories / 4);
+  // ... and the pre-passes must actually fire on a good share of them.
+  CHECK(pruned > kHistories / 10);
+  CHECK(closed > kHistories / 50);
+  CHECK(split > kHistories / 10);
+  WARN("invalid " << invalid << ", crashed " << crashed << ", pruned " << pruned
+                  << ", closed " << closed << ", split " << split);
+}
+
+}  // namespace
+}  // namespace faultline::checkers

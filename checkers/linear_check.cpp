@@ -1,0 +1,234 @@
+// CheckLinearizable: partitions the history by key, runs the pre-passes and
+// the segment searches of each key (in parallel), and composes the verdict.
+#include <algorithm>
+#include <thread>
+
+#include "checkers/linear_internal.h"
+#include "checkers/linearizable.h"
+
+namespace faultline::checkers {
+namespace {
+
+using linear::Outcome;
+using linear::Partition;
+
+struct KeyResult {
+  Outcome outcome = Outcome::kUnknown;
+  std::string reason;
+  linear::Explanation explanation;
+  std::vector<std::int64_t> witness;  // invoke indices in order
+  std::uint64_t memo_entries = 0;
+  std::size_t segments = 0;
+};
+
+KeyResult CheckPartition(Partition& p, const Model& model,
+                         const LinearizableOptions& options,
+                         const linear::Limits& limits) {
+  KeyResult out;
+  if (options.prune) linear::Prune(p, model);
+  if (p.ops.empty()) {
+    out.outcome = Outcome::kOk;
+    return out;
+  }
+  std::vector<std::size_t> starts_at = options.split_quiescent
+                                           ? linear::QuiescentSplits(p)
+                                           : std::vector<std::size_t>{0};
+  out.segments = starts_at.size();
+  linear::StateTable table(model, p);
+  std::vector<std::uint32_t> states = {table.Intern(model.Init())};
+  std::vector<linear::SegmentResult> done;
+  for (std::size_t s = 0; s < starts_at.size(); ++s) {
+    bool last = s + 1 == starts_at.size();
+    std::size_t end = last ? p.ops.size() : starts_at[s + 1];
+    linear::SegmentResult r = linear::SearchSegment(
+        p, starts_at[s], end, states, !last, options.witness, table, limits);
+    out.memo_entries += r.memo_entries;
+    if (r.outcome == Outcome::kUnknown) {
+      out.outcome = Outcome::kUnknown;
+      out.reason = r.reason;
+      return out;
+    }
+    if (r.outcome == Outcome::kViolation) {
+      out.outcome = Outcome::kViolation;
+      out.explanation = linear::Explain(p, model, table, r);
+      return out;
+    }
+    states = r.end_states;
+    std::sort(states.begin(), states.end());
+    if (options.witness) {
+      done.push_back(std::move(r));
+    }
+  }
+  out.outcome = Outcome::kOk;
+  if (options.witness && !done.empty()) {
+    // Walk back from the last segment's end state through the start states.
+    std::vector<std::vector<std::size_t>> orders;
+    std::uint32_t want = done.back().end_states.front();
+    for (std::size_t s = done.size(); s-- > 0;) {
+      const linear::SegmentResult& r = done[s];
+      std::size_t k = 0;
+      while (k < r.end_states.size() && r.end_states[k] != want) ++k;
+      if (k == r.end_states.size()) break;  // cannot happen
+      orders.push_back(r.witness_order[k]);
+      want = r.witness_start[k];
+    }
+    for (std::size_t s = orders.size(); s-- > 0;) {
+      for (std::size_t i : orders[s]) {
+        out.witness.push_back(p.ops[i].invoke_index);
+      }
+    }
+  }
+  return out;
+}
+
+std::string KeyName(const Value& key) {
+  return key.is_null() ? std::string("(no key)") : key.ToJson();
+}
+
+}  // namespace
+
+std::vector<std::string> LinearizableModelNames() { return ModelNames(); }
+
+Verdict CheckLinearizable(const History& history,
+                          const LinearizableOptions& options) {
+  Verdict v;
+  v.checker = kLinearizableChecker;
+  v.validity = Validity::kUnknown;
+  v.details_json = "{}";
+  std::unique_ptr<Model> model = MakeModel(options.model);
+  if (!model) {
+    v.summary = "unknown model '" + options.model + "'";
+    v.details_json = "{\"reason\":";
+    AppendJsonString(v.details_json, v.summary);
+    v.details_json += "}";
+    return v;
+  }
+  linear::BuildResult built = linear::BuildPartitions(history, *model);
+  if (!built.error.empty()) {
+    v.summary = "malformed history: " + built.error;
+    v.details_json = "{\"reason\":";
+    AppendJsonString(v.details_json, v.summary);
+    v.details_json += "}";
+    return v;
+  }
+  std::vector<Partition>& parts = built.partitions;
+  std::size_t total_ops = 0;
+  for (const Partition& p : parts) total_ops += p.ops.size();
+
+  linear::Budget budget;
+  budget.limit = options.memory_limit_bytes;
+  std::atomic<bool> violation{false};
+  linear::Limits limits;
+  limits.deadline = options.deadline;
+  limits.cancel = options.cancel;
+  limits.violation = &violation;
+  limits.budget = &budget;
+
+  // Largest keys first, so one big key does not start last.
+  std::vector<std::size_t> order(parts.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) {
+                     return parts[a].ops.size() > parts[b].ops.size();
+                   });
+  std::vector<KeyResult> results(parts.size());
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    while (true) {
+      std::size_t k = next.fetch_add(1);
+      if (k >= order.size()) return;
+      std::size_t i = order[k];
+      results[i] = CheckPartition(parts[i], *model, options, limits);
+      if (results[i].outcome == Outcome::kViolation) violation.store(true);
+    }
+  };
+  std::size_t threads = static_cast<std::size_t>(std::max(1, options.threads));
+  threads = std::min(threads, std::max<std::size_t>(1, parts.size()));
+  if (threads == 1) {
+    worker();
+  } else {
+    std::vector<std::thread> pool;
+    for (std::size_t t = 0; t < threads; ++t) pool.emplace_back(worker);
+    for (std::thread& t : pool) t.join();
+  }
+
+  std::size_t pruned = 0, closed = 0, segments = 0;
+  std::uint64_t memo = 0;
+  const KeyResult* bad = nullptr;
+  std::size_t bad_part = 0;
+  const KeyResult* unknown = nullptr;
+  std::size_t unknown_part = 0;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    pruned += parts[i].pruned;
+    closed += parts[i].closed;
+    segments += results[i].segments;
+    memo += results[i].memo_entries;
+    if (results[i].outcome == Outcome::kViolation && bad == nullptr) {
+      bad = &results[i];
+      bad_part = i;
+    }
+    if (results[i].outcome == Outcome::kUnknown && unknown == nullptr) {
+      unknown = &results[i];
+      unknown_part = i;
+    }
+  }
+
+  std::string& j = v.details_json;
+  j = "{\"model\":";
+  AppendJsonString(j, options.model);
+  j += ",\"keys\":" + std::to_string(parts.size());
+  j += ",\"ops\":" + std::to_string(total_ops);
+  j += ",\"failed_ops_ignored\":" + std::to_string(built.failed_ops);
+  j += ",\"pruned\":" + std::to_string(pruned);
+  j += ",\"closed\":" + std::to_string(closed);
+  j += ",\"segments\":" + std::to_string(segments);
+  j += ",\"memo_entries\":" + std::to_string(memo);
+  j += ",\"peak_bytes\":" + std::to_string(budget.peak.load());
+
+  if (bad != nullptr) {
+    v.validity = Validity::kInvalid;
+    v.summary = bad->explanation.summary;
+    v.explanation = bad->explanation.text;
+    j += ",\"failure\":" + bad->explanation.json;
+  } else if (unknown != nullptr) {
+    v.validity = Validity::kUnknown;
+    v.summary = "gave up on key " + KeyName(parts[unknown_part].key) + ": " +
+                unknown->reason;
+    v.explanation = v.summary +
+                    "\nA bounded search that gives up is unknown, "
+                    "never valid.\n";
+    j += ",\"reason\":";
+    AppendJsonString(j, unknown->reason);
+    j += ",\"key\":";
+    parts[unknown_part].key.AppendJson(j);
+  } else {
+    v.validity = Validity::kValid;
+    v.summary = "linearizable: " + std::to_string(total_ops) + " ops over " +
+                std::to_string(parts.size()) + " key(s), model " +
+                options.model;
+    if (options.witness) {
+      v.explanation = "Witness order (invoke event indices) per key:\n";
+      j += ",\"witness\":[";
+      for (std::size_t i = 0; i < parts.size(); ++i) {
+        if (i > 0) j += ",";
+        j += "{\"key\":";
+        parts[i].key.AppendJson(j);
+        j += ",\"order\":[";
+        v.explanation += "  key " + KeyName(parts[i].key) + ":";
+        for (std::size_t k = 0; k < results[i].witness.size(); ++k) {
+          if (k > 0) j += ",";
+          j += std::to_string(results[i].witness[k]);
+          v.explanation += " " + std::to_string(results[i].witness[k]);
+        }
+        v.explanation += "\n";
+        j += "]}";
+      }
+      j += "]";
+    }
+  }
+  (void)bad_part;
+  j += "}";
+  return v;
+}
+
+}  // namespace faultline::checkers

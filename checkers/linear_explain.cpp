@@ -1,0 +1,195 @@
+// Explanations of linearizability violations: the key, the longest
+// linearizable prefix, the operations that could not be placed next and why,
+// and the concurrent window around them; as text and as JSON.
+#include <algorithm>
+#include <unordered_set>
+
+#include "checkers/linear_internal.h"
+
+namespace faultline::checkers::linear {
+namespace {
+
+constexpr std::size_t kMaxPrefixLines = 12;
+constexpr std::size_t kMaxWindow = 40;
+
+std::string OutcomeName(const Op& op) {
+  switch (op.outcome) {
+    case EventType::kOk:
+      return "ok";
+    case EventType::kInfo:
+      return "info";
+    case EventType::kFail:
+      return "fail";
+    case EventType::kInvoke:
+      return "pending";
+  }
+  return "pending";
+}
+
+std::string KeyName(const Value& key) {
+  return key.is_null() ? std::string("(no key)") : key.ToJson();
+}
+
+}  // namespace
+
+std::string OpLine(const Model& model, const Op& op) {
+  std::string out = "p" + std::to_string(op.process) + " " +
+                    model.DescribeOp(op.op) + "  [event " +
+                    std::to_string(op.invoke_index);
+  if (op.complete_index >= 0) {
+    out += ".." + std::to_string(op.complete_index) + " " + OutcomeName(op);
+  } else {
+    out += ", never completed";
+  }
+  if (op.closed) out += ", crashed but observed: closed";
+  out += "]";
+  return out;
+}
+
+void AppendOpJson(std::string& out, const Op& op) {
+  out += "{\"index\":" + std::to_string(op.invoke_index);
+  out += ",\"complete_index\":" + std::to_string(op.complete_index);
+  out += ",\"process\":" + std::to_string(op.process);
+  out += ",\"f\":";
+  AppendJsonString(out, op.op.f);
+  out += ",\"value\":";
+  op.op.input.AppendJson(out);
+  out += ",\"output\":";
+  if (op.op.completed) {
+    op.op.output.AppendJson(out);
+  } else {
+    out += "null";
+  }
+  out += ",\"type\":\"" + OutcomeName(op) + "\"";
+  out += ",\"closed\":";
+  out += op.closed ? "true" : "false";
+  out += "}";
+}
+
+Explanation Explain(const Partition& p, const Model& model, StateTable& table,
+                    const SegmentResult& failed) {
+  Explanation ex;
+  std::unordered_set<std::size_t> in_prefix(failed.best_prefix.begin(),
+                                            failed.best_prefix.end());
+  const Value& state = table.Get(failed.best_state);
+  const Value& start = table.Get(failed.best_start);
+
+  // The op whose return the prefix could not get past: the unlinearized
+  // mandatory op of the segment that returns first.
+  std::size_t blocker = failed.seg_end;
+  for (std::size_t i = failed.seg_begin; i < failed.seg_end; ++i) {
+    if (in_prefix.count(i) != 0 || !p.ops[i].mandatory()) continue;
+    if (blocker == failed.seg_end || p.ops[i].ret < p.ops[blocker].ret) {
+      blocker = i;
+    }
+  }
+  std::int64_t horizon =
+      blocker == failed.seg_end ? kNever : p.ops[blocker].ret;
+
+  struct Stuck {
+    std::size_t op;
+    bool rejected;
+    std::string why;
+  };
+  std::vector<Stuck> stuck;
+  std::int64_t window_lo = horizon;
+  for (std::size_t i = failed.seg_begin; i < failed.seg_end; ++i) {
+    if (in_prefix.count(i) != 0 || p.ops[i].call >= horizon) continue;
+    std::int64_t ns = table.Step(failed.best_state, i);
+    Stuck s{i, ns < 0, ""};
+    if (ns < 0) {
+      s.why = model.WhyRejected(state, p.ops[i].op);
+    } else {
+      s.why = "could take effect (leaving " +
+              model.DescribeState(table.Get(static_cast<std::uint32_t>(ns))) +
+              "), but then no order of the remaining operations works";
+    }
+    stuck.push_back(std::move(s));
+    window_lo = std::min(window_lo, p.ops[i].call);
+  }
+  // Rejected first, the blocker first among them.
+  std::stable_sort(stuck.begin(), stuck.end(),
+                   [&](const Stuck& a, const Stuck& b) {
+                     if (a.rejected != b.rejected) return a.rejected;
+                     return a.op == blocker && b.op != blocker;
+                   });
+
+  std::vector<std::size_t> window;
+  for (std::size_t i = failed.seg_begin; i < failed.seg_end; ++i) {
+    const Op& op = p.ops[i];
+    if (op.call < horizon && op.ret > window_lo) window.push_back(i);
+    if (window.size() >= kMaxWindow) break;
+  }
+
+  std::string key = KeyName(p.key);
+  ex.summary = p.key.is_null() ? "" : "key " + key + ": ";
+  if (!stuck.empty() && stuck.front().rejected) {
+    ex.summary += stuck.front().why;
+  } else {
+    ex.summary += "no order of the concurrent operations is consistent";
+  }
+
+  std::string& t = ex.text;
+  t += "key " + key + ": not linearizable (model " + std::string(model.name()) +
+       ")\n";
+  if (failed.seg_begin > 0) {
+    t += "The history of this key is quiescent before event " +
+         std::to_string(p.ops[failed.seg_begin].invoke_index) +
+         "; the earlier operations linearize, leaving " +
+         model.DescribeState(start) + ".\n";
+  }
+  t += "Longest linearizable prefix found (" +
+       std::to_string(failed.best_prefix.size()) + " ops), ending in " +
+       model.DescribeState(state) + ":\n";
+  std::size_t skip = failed.best_prefix.size() > kMaxPrefixLines
+                         ? failed.best_prefix.size() - kMaxPrefixLines
+                         : 0;
+  if (skip > 0) t += "  ... " + std::to_string(skip) + " earlier ops\n";
+  for (std::size_t k = skip; k < failed.best_prefix.size(); ++k) {
+    t += "  " + OpLine(model, p.ops[failed.best_prefix[k]]) + "\n";
+  }
+  if (blocker != failed.seg_end) {
+    t += "Could not place next (one of these must precede the return of " +
+         OpLine(model, p.ops[blocker]) + "):\n";
+  } else {
+    t += "Could not place next:\n";
+  }
+  for (const Stuck& s : stuck) {
+    t += "  " + OpLine(model, p.ops[s.op]) + "\n      " + s.why + "\n";
+  }
+  t += "Concurrent window (operations overlapping in time):\n";
+  for (std::size_t i : window) t += "  " + OpLine(model, p.ops[i]) + "\n";
+
+  std::string& j = ex.json;
+  j += "{\"key\":";
+  p.key.AppendJson(j);
+  j += ",\"start_state\":";
+  AppendJsonString(j, model.DescribeState(start));
+  j += ",\"state\":";
+  AppendJsonString(j, model.DescribeState(state));
+  j += ",\"prefix\":[";
+  for (std::size_t k = 0; k < failed.best_prefix.size(); ++k) {
+    if (k > 0) j += ",";
+    AppendOpJson(j, p.ops[failed.best_prefix[k]]);
+  }
+  j += "],\"stuck\":[";
+  for (std::size_t k = 0; k < stuck.size(); ++k) {
+    if (k > 0) j += ",";
+    j += "{\"op\":";
+    AppendOpJson(j, p.ops[stuck[k].op]);
+    j += ",\"rejected\":";
+    j += stuck[k].rejected ? "true" : "false";
+    j += ",\"why\":";
+    AppendJsonString(j, stuck[k].why);
+    j += "}";
+  }
+  j += "],\"window\":[";
+  for (std::size_t k = 0; k < window.size(); ++k) {
+    if (k > 0) j += ",";
+    AppendOpJson(j, p.ops[window[k]]);
+  }
+  j += "]}";
+  return ex;
+}
+
+}  // namespace faultline::checkers::linear

@@ -1,0 +1,159 @@
+// Internals of the linearizability checker, shared by the linear_*.cpp files
+// (partitioning, pruning, search, explanation). Not a public API.
+//
+// Positions: every call and return gets an int64 position such that a return
+// precedes a call iff it happened strictly before it. With times, a call at
+// time t is 2t and a return 2t+1 (equal times are concurrent); without
+// times, the event index is used the same way.
+//
+// Thread-safety: a Partition and its SearchContext belong to one thread.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "checkers/history.h"
+#include "checkers/model.h"
+
+namespace faultline::checkers::linear {
+
+inline constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
+
+struct Op {
+  Operation op;
+  std::int64_t call = 0;      // position of the invocation
+  std::int64_t ret = kNever;  // position by which it must have taken effect;
+                              // kNever: optional (may never take effect)
+  std::int64_t invoke_index = 0;     // event index of the invoke
+  std::int64_t complete_index = -1;  // event index of the completion, or -1
+  std::int64_t process = 0;
+  EventType outcome = EventType::kInvoke;  // kOk, kInfo, or kInvoke (never
+                                           // completed)
+  bool closed = false;  // an info op whose interval an observation closed
+  bool mandatory() const { return ret != kNever; }
+};
+
+struct Partition {
+  Value key;
+  std::vector<Op> ops;     // sorted by call position (stable by invoke index)
+  std::size_t pruned = 0;  // ops dropped by the pre-passes
+  std::size_t closed = 0;  // info ops whose interval was closed
+};
+
+struct BuildResult {
+  std::vector<Partition> partitions;  // in order of first appearance
+  std::string error;                  // non-empty: the history is malformed
+  std::size_t failed_ops = 0;         // fail completions, ignored
+};
+
+// Pairs invocations with completions, drops failed ops and nemesis events,
+// validates op shapes against the model and groups ops by partition key.
+BuildResult BuildPartitions(const History& history, const Model& model);
+
+// Exact pre-passes (docs/checker.md): drops crashed read-only ops and, for
+// models with a ValueFlow, crashed writes/cas whose value nothing observes;
+// closes the interval of a crashed op that uniquely produced a value an ok
+// op observed.
+void Prune(Partition& p, const Model& model);
+
+// Splits p.ops (call order) into maximal runs separated by quiescent points
+// (every earlier op must have taken effect before every later op is
+// called). Returns the start index of each segment; the first is 0.
+std::vector<std::size_t> QuiescentSplits(const Partition& p);
+
+// Memory shared by all keys of one check.
+struct Budget {
+  std::uint64_t limit = 0;  // 0: none
+  std::atomic<std::uint64_t> used{0};
+  std::atomic<std::uint64_t> peak{0};
+  // Adds `delta` bytes; false when the limit is now exceeded.
+  bool Charge(std::int64_t delta);
+};
+
+struct Limits {
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  const std::atomic<bool>* cancel = nullptr;     // the caller's
+  const std::atomic<bool>* violation = nullptr;  // another key failed
+  Budget* budget = nullptr;
+};
+
+// Interned model states and cached transitions of one partition.
+class StateTable {
+ public:
+  StateTable(const Model& model, const Partition& p);
+  std::uint32_t Intern(const Value& v);
+  const Value& Get(std::uint32_t id) const { return states_[id]; }
+  // Next state id of partition op `op` from state `s`, or -1 when the op
+  // cannot take effect there. Cached.
+  std::int64_t Step(std::uint32_t s, std::size_t op);
+  std::uint64_t bytes() const { return bytes_; }
+
+ private:
+  struct Hash {
+    const Model* m;
+    std::size_t operator()(const Value& v) const { return m->StateHash(v); }
+  };
+  struct Eq {
+    const Model* m;
+    bool operator()(const Value& a, const Value& b) const {
+      return m->StateEqual(a, b);
+    }
+  };
+  const Model& model_;
+  const Partition& p_;
+  std::unordered_map<Value, std::uint32_t, Hash, Eq> ids_;
+  std::vector<Value> states_;
+  std::vector<std::vector<std::pair<std::uint32_t, std::int32_t>>> cache_;
+  std::uint64_t bytes_ = 0;
+};
+
+enum class Outcome { kOk, kViolation, kUnknown };
+
+struct SegmentResult {
+  Outcome outcome = Outcome::kUnknown;
+  std::vector<std::uint32_t> end_states;  // kOk: reachable end states
+  // Witness (when asked): for end_states[i], the start state it came from
+  // and the order of partition op indices.
+  std::vector<std::uint32_t> witness_start;
+  std::vector<std::vector<std::size_t>> witness_order;
+  // kViolation: the longest linearizable prefix found (partition op
+  // indices, in order), the state it reached and the start state.
+  std::vector<std::size_t> best_prefix;
+  std::uint32_t best_state = 0;
+  std::uint32_t best_start = 0;
+  std::string reason;  // kUnknown: why
+  std::uint64_t memo_entries = 0;
+  std::size_t seg_begin = 0, seg_end = 0;  // the segment searched
+};
+
+// Wing & Gong / Lowe search of ops [begin, end) of `p` (a segment) from each
+// of `starts`. With all_ends, finds every reachable end state (needed when
+// another segment follows); otherwise stops at the first.
+SegmentResult SearchSegment(const Partition& p, std::size_t begin,
+                            std::size_t end,
+                            const std::vector<std::uint32_t>& starts,
+                            bool all_ends, bool witness, StateTable& table,
+                            const Limits& limits);
+
+// Explanation of a violation in partition p: fills summary, explanation
+// text and a JSON object ("failure").
+struct Explanation {
+  std::string summary;
+  std::string text;
+  std::string json;
+};
+Explanation Explain(const Partition& p, const Model& model, StateTable& table,
+                    const SegmentResult& failed);
+
+// JSON of one op: {"index","process","f","value","output","type",...}.
+void AppendOpJson(std::string& out, const Op& op);
+// "p3 write 5 [idx 12..15]"-style one-liner.
+std::string OpLine(const Model& model, const Op& op);
+
+}  // namespace faultline::checkers::linear

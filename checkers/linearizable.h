@@ -1,0 +1,79 @@
+// The linearizability checker (checker name "linearizable").
+//
+// Decides whether a client history is linearizable with respect to a model
+// (checkers/model.h): every `ok` operation took effect once, at an instant
+// inside its interval; `fail` operations never took effect (failed ops are
+// ignored, including a failed cas's "compare did not match" observation);
+// `info` operations and invocations that never completed took effect at some
+// instant after their invocation, or never. Nemesis events are skipped.
+//
+// Algorithm: the history is split by key (P-compositionality), each key's
+// sub-history is simplified by exact pre-passes (docs/checker.md: dropping
+// unobserved crashed writes, closing observed ones, splitting at quiescent
+// points) and searched with the Wing & Gong / Lowe depth-first search with
+// memoization of (linearized set, model state). Keys are checked in
+// parallel; the first violation cancels the rest.
+//
+// Bounds: when the deadline, the memory limit or the cancel flag stops the
+// search before a violation is found, the verdict is `unknown`, never
+// `valid`.
+//
+// Thread-safety: CheckLinearizable is reentrant; it starts and joins its own
+// threads and reads `cancel` only.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "checkers/history.h"
+#include "checkers/verdict.h"
+
+namespace faultline::checkers {
+
+inline constexpr char kLinearizableChecker[] = "linearizable";
+
+struct LinearizableOptions {
+  std::string model = "cas-register";  // one of LinearizableModelNames()
+  int threads = 1;                     // keys checked in parallel; >= 1
+  // Give up (unknown) at this instant. nullopt: no deadline.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  // Give up (unknown) when memo tables and search stacks of all keys
+  // together exceed this many bytes. 0: no limit.
+  std::uint64_t memory_limit_bytes = 0;
+  // On valid, include a witness order (per key) in the explanation and
+  // details_json.
+  bool witness = false;
+  // Polled during the search; when it becomes true the result is unknown
+  // (unless a violation was already found). May be null.
+  const std::atomic<bool>* cancel = nullptr;
+  // Pre-passes; on by default. Turning them off is for tests and benchmarks.
+  bool prune = true;            // drop unobserved / close observed crashed ops
+  bool split_quiescent = true;  // split keys at quiescent points
+};
+
+// Checks `history` (well-formed per CheckWellFormed; a malformed history or
+// an unknown model gives `unknown` with the reason in the summary).
+//
+// Verdict fields: summary is one line ("key k3: read returned 4 but the
+// register held 7"); explanation is readable text (the key, the longest
+// linearizable prefix, the operations that could not be placed next and why,
+// the concurrent window); details_json is a JSON object:
+//   {"model":..., "keys":N, "ops":N, "pruned":N, "closed":N, "segments":N,
+//    "memo_entries":N, "peak_bytes":N,
+//    "failure": {"key":..., "prefix":[op...], "state":..., "stuck":[...],
+//                "window":[op...]}            (invalid only)
+//    "witness": [{"key":..., "order":[index...]}]   (valid + witness)
+//    "reason": "..."}                         (unknown only)
+// where an op is {"index": invoke index, "process", "f", "value", "output",
+// "type", "call", "return"}.
+Verdict CheckLinearizable(const History& history,
+                          const LinearizableOptions& options);
+
+// Model names accepted in LinearizableOptions::model, sorted.
+std::vector<std::string> LinearizableModelNames();
+
+}  // namespace faultline::checkers
