@@ -1,9 +1,13 @@
 #include "targets/etcd/etcd_target.h"
 
 #include <signal.h>
+#include <sys/wait.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <filesystem>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -45,19 +49,44 @@ std::string ClientUrl(const std::string& ip) {
 }
 std::string PeerUrl(const std::string& ip) { return "http://" + ip + ":2380"; }
 
+// True once `pid` has completely exited (and is reaped when it is our child).
+// harness::ProcessAlive is not enough here: etcd is multi-threaded, and its
+// thread-group leader shows as a zombie while the other threads are still
+// exiting and still hold the listening sockets; only waitpid's report (which
+// the kernel delays until the whole group is gone) means the ports are free.
+bool Exited(pid_t pid) {
+  if (pid <= 0) return true;
+  int status = 0;
+  pid_t r = waitpid(pid, &status, WNOHANG);
+  if (r == pid) return true;
+  if (r == 0) return false;
+  // Not our child (or already reaped elsewhere): gone when it no longer
+  // exists at all.
+  return kill(pid, 0) != 0 && errno == ESRCH;
+}
+
 // Waits until every pid in `pids` is gone (reaping our children), at most
 // `limit`. Returns the pids still alive.
 std::vector<pid_t> AwaitGone(std::vector<pid_t> pids,
                              std::chrono::milliseconds limit) {
   const auto deadline = Clock::now() + limit;
   while (true) {
-    pids.erase(
-        std::remove_if(pids.begin(), pids.end(),
-                       [](pid_t p) { return !harness::ProcessAlive(p); }),
-        pids.end());
+    pids.erase(std::remove_if(pids.begin(), pids.end(),
+                              [](pid_t p) { return Exited(p); }),
+               pids.end());
     if (pids.empty() || Clock::now() >= deadline) return pids;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+}
+
+// The work dir as an absolute path (resolved on the controller, which shares
+// its file system with local and netns nodes); "" stays "" (Setup rejects
+// it).
+std::string AbsolutePath(const std::string& path) {
+  if (path.empty() || path.front() == '/') return path;
+  std::error_code ec;
+  auto abs = std::filesystem::absolute(path, ec);
+  return ec ? path : abs.lexically_normal().string();
 }
 
 }  // namespace
@@ -68,7 +97,7 @@ EtcdTarget::EtcdTarget(const harness::EtcdSpec& spec,
     : spec_(spec),
       workload_(workload),
       ledger_(ledger),
-      work_dir_(std::move(work_dir)),
+      work_dir_(AbsolutePath(work_dir)),
       token_("faultline-" + HashHex(work_dir_)) {}
 
 EtcdTarget::~EtcdTarget() = default;
@@ -99,34 +128,26 @@ std::string EtcdTarget::InitialCluster() const {
 
 std::vector<std::string> EtcdTarget::CommandLine(const Node& node) const {
   const std::string dir = NodeDir(node);
-  return {spec_.binary,
-          "--name",
-          node.name,
-          "--data-dir",
-          dir + "/data",
-          "--listen-client-urls",
-          ClientUrl(node.ip),
-          "--advertise-client-urls",
-          ClientUrl(node.ip),
-          "--listen-peer-urls",
-          PeerUrl(node.ip),
-          "--initial-advertise-peer-urls",
-          PeerUrl(node.ip),
-          "--initial-cluster",
-          InitialCluster(),
-          "--initial-cluster-state",
-          "new",
-          "--initial-cluster-token",
-          token_,
-          "--heartbeat-interval",
-          std::to_string(spec_.heartbeat_ms),
-          "--election-timeout",
-          std::to_string(spec_.election_timeout_ms),
-          std::string("--pre-vote=") + (spec_.pre_vote ? "true" : "false"),
-          "--logger",
-          "zap",
-          "--log-outputs",
-          "stderr"};
+  // clang-format off
+  std::vector<std::string> argv = {
+      spec_.binary,
+      "--name", node.name,
+      "--data-dir", dir + "/data",
+      "--listen-client-urls", ClientUrl(node.ip),
+      "--advertise-client-urls", ClientUrl(node.ip),
+      "--listen-peer-urls", PeerUrl(node.ip),
+      "--initial-advertise-peer-urls", PeerUrl(node.ip),
+      "--initial-cluster", InitialCluster(),
+      "--initial-cluster-state", "new",
+      "--initial-cluster-token", token_,
+      "--heartbeat-interval", std::to_string(spec_.heartbeat_ms),
+      "--election-timeout", std::to_string(spec_.election_timeout_ms),
+      std::string("--pre-vote=") + (spec_.pre_vote ? "true" : "false"),
+      "--logger", "zap",
+      "--log-outputs", "stderr"};
+  // clang-format on
+  argv.insert(argv.end(), spec_.extra_args.begin(), spec_.extra_args.end());
+  return argv;
 }
 
 harness::Status EtcdTarget::Setup(harness::Cluster& cluster) {
@@ -136,7 +157,7 @@ harness::Status EtcdTarget::Setup(harness::Cluster& cluster) {
   }
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto& m : members_) {
-    if (m.pid != 0 && harness::ProcessAlive(m.pid)) {
+    if (m.pid != 0 && !Exited(m.pid)) {
       return Fail("etcd: Setup while member " + m.node.name + " is running");
     }
   }
@@ -171,7 +192,7 @@ harness::Status EtcdTarget::Start(const Node& node) {
       std::find_if(members_.begin(), members_.end(),
                    [&](const Member& m) { return m.node.name == node.name; });
   if (it == members_.end()) return Fail("etcd: unknown node " + node.name);
-  if (it->pid != 0 && harness::ProcessAlive(it->pid)) return Ok();
+  if (it->pid != 0 && !Exited(it->pid)) return Ok();
   auto pid = it->node.remote->Start(CommandLine(it->node),
                                     NodeDir(it->node) + "/etcd.log", {});
   if (!pid) return Fail("etcd: start on " + node.name + ": " + pid.error());
@@ -197,12 +218,12 @@ harness::Status EtcdTarget::Kill(const Node& node) {
       std::find_if(members_.begin(), members_.end(),
                    [&](const Member& m) { return m.node.name == node.name; });
   if (it == members_.end()) return Fail("etcd: unknown node " + node.name);
-  if (it->pid == 0 || !harness::ProcessAlive(it->pid)) {
+  if (it->pid == 0 || Exited(it->pid)) {
     ReapLocked(*it);
     return Ok();
   }
   auto sent = it->node.remote->Signal(it->pid, SIGKILL);
-  if (!sent && harness::ProcessAlive(it->pid)) {
+  if (!sent && !Exited(it->pid)) {
     return Fail("etcd: kill " + node.name + ": " + sent.error());
   }
   if (!AwaitGone({it->pid}, kKillWait).empty()) {
@@ -219,7 +240,7 @@ harness::Status EtcdTarget::Pause(const Node& node) {
       std::find_if(members_.begin(), members_.end(),
                    [&](const Member& m) { return m.node.name == node.name; });
   if (it == members_.end()) return Fail("etcd: unknown node " + node.name);
-  if (it->pid == 0 || !harness::ProcessAlive(it->pid)) {
+  if (it->pid == 0 || Exited(it->pid)) {
     return Fail("etcd: pause " + node.name + ": not running");
   }
   if (it->paused) return Ok();
@@ -233,6 +254,10 @@ harness::Status EtcdTarget::Pause(const Node& node) {
     entry.pid = it->pid;
     entry.start_time = *start_time;
     seq = ledger_->Record(entry);
+    if (seq < 0) {
+      return Fail("etcd: pause " + node.name +
+                  ": cannot record the stop in the fault ledger");
+    }
   }
   auto sent = it->node.remote->Signal(it->pid, SIGSTOP);
   if (!sent) {
@@ -251,7 +276,7 @@ harness::Status EtcdTarget::Resume(const Node& node) {
                    [&](const Member& m) { return m.node.name == node.name; });
   if (it == members_.end()) return Fail("etcd: unknown node " + node.name);
   if (!it->paused) return Ok();
-  if (it->pid == 0 || !harness::ProcessAlive(it->pid)) {
+  if (it->pid == 0 || Exited(it->pid)) {
     ReapLocked(*it);
     return Ok();
   }
@@ -270,7 +295,7 @@ pid_t EtcdTarget::Pid(const Node& node) {
   std::lock_guard<std::mutex> lock(mu_);
   for (auto& m : members_) {
     if (m.node.name != node.name) continue;
-    if (m.pid != 0 && !harness::ProcessAlive(m.pid)) ReapLocked(m);
+    if (m.pid != 0 && Exited(m.pid)) ReapLocked(m);
     return m.pid;
   }
   return 0;
@@ -330,7 +355,7 @@ harness::Status EtcdTarget::AwaitHealthy(std::chrono::milliseconds timeout) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto& m : members_) {
-      if (m.pid != 0 && !harness::ProcessAlive(m.pid)) ReapLocked(m);
+      if (m.pid != 0 && Exited(m.pid)) ReapLocked(m);
       if (m.pid != 0) nodes.push_back(m.node);
     }
   }
@@ -385,7 +410,7 @@ harness::Status EtcdTarget::Teardown(const std::string& log_dir) {
   // SIGTERM everyone at once (resuming paused members first), bounded wait.
   std::vector<pid_t> pids;
   for (auto& m : members_) {
-    if (m.pid == 0 || !harness::ProcessAlive(m.pid)) {
+    if (m.pid == 0 || Exited(m.pid)) {
       ReapLocked(m);
       continue;
     }

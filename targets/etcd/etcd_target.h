@@ -41,7 +41,9 @@ namespace faultline::targets::etcd {
 class EtcdTarget : public harness::Target {
  public:
   // `ledger` may be nullptr (no crash recovery of paused members).
-  // `work_dir` is an absolute directory on the nodes for data and logs.
+  // `work_dir` is the directory on the nodes for data and logs (a relative
+  // path is made absolute against the controller's current directory).
+  // `spec.extra_args` are appended to every member's command line.
   EtcdTarget(const harness::EtcdSpec& spec,
              const harness::WorkloadSpec& workload, harness::Ledger* ledger,
              std::string work_dir);
