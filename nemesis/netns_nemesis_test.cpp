@@ -1,0 +1,361 @@
+// NetnsNemesis: pause/kill against a fake target running `sleep` processes
+// (no root needed), and partitions on a real netns cluster (root needed:
+// those tests FAIL without it). Network tests use only 10.78.0.0/24.
+#include "nemesis/netns_nemesis.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "harness/netns.h"
+#include "harness/process.h"
+
+namespace fs = std::filesystem;
+using namespace faultline;
+using harness::Node;
+using std::chrono::milliseconds;
+
+namespace {
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    char tmpl[] = "/tmp/faultline-nemesis-XXXXXX";
+    path = mkdtemp(tmpl);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+char ProcState(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  auto paren = line.rfind(')');
+  return paren == std::string::npos || paren + 2 >= line.size()
+             ? '?'
+             : line[paren + 2];
+}
+
+bool AwaitState(pid_t pid, char want) {
+  auto deadline = std::chrono::steady_clock::now() + milliseconds(5000);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (ProcState(pid) == want) return true;
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  return false;
+}
+
+class FakeCluster : public harness::Cluster {
+ public:
+  explicit FakeCluster(int n) {
+    for (int i = 0; i < n; ++i) {
+      Node node;
+      node.index = i;
+      node.name = "n" + std::to_string(i + 1);
+      node.ip = "10.78.0." + std::to_string(i + 1);
+      nodes_.push_back(node);
+    }
+  }
+  const std::vector<Node>& nodes() const override { return nodes_; }
+  std::string controller_ip() const override { return "10.78.0.254"; }
+  harness::Status Destroy() override { return harness::Ok(); }
+
+ private:
+  std::vector<Node> nodes_;
+};
+
+// One `sleep` per node; reports the roles it is told.
+class FakeTarget : public harness::Target {
+ public:
+  explicit FakeTarget(const harness::Cluster& c) {
+    for (const Node& n : c.nodes()) REQUIRE(Start(n).ok());
+  }
+  ~FakeTarget() override {
+    for (auto& [name, pid] : pids)
+      harness::TerminateProcess(pid, SIGKILL, milliseconds(1000));
+  }
+  std::string name() const override { return "fake"; }
+  std::string version() override { return "fake 1"; }
+  harness::Status Setup(harness::Cluster&) override { return harness::Ok(); }
+  harness::Status Start(const Node& n) override {
+    auto pid = harness::Spawn({"sleep", "600"}, {});
+    if (!pid.ok()) return harness::Fail(pid.error());
+    pids[n.name] = *pid;
+    return harness::Ok();
+  }
+  harness::Status AwaitHealthy(milliseconds) override { return harness::Ok(); }
+  harness::Status Kill(const Node& n) override {
+    if (fail_on == n.name) return harness::Fail("injected failure");
+    harness::TerminateProcess(pids[n.name], SIGKILL, milliseconds(1000));
+    return harness::Ok();
+  }
+  harness::Status Pause(const Node& n) override {
+    if (fail_on == n.name) return harness::Fail("injected failure");
+    kill(pids[n.name], SIGSTOP);
+    return harness::Ok();
+  }
+  harness::Status Resume(const Node& n) override {
+    kill(pids[n.name], SIGCONT);
+    return harness::Ok();
+  }
+  bool Running(const Node& n) override {
+    return harness::ProcessAlive(pids[n.name]);
+  }
+  harness::NodeStatus Inspect(const Node& n) override {
+    harness::NodeStatus st;
+    st.reachable = true;
+    auto it = roles.find(n.name);
+    if (it != roles.end()) {
+      st.role = "leader";
+      st.term = it->second;
+    } else {
+      st.role = "follower";
+    }
+    return st;
+  }
+  harness::Status Teardown(const std::string&) override {
+    return harness::Ok();
+  }
+  harness::Result<std::unique_ptr<harness::Client>> OpenClient(
+      const Node&, const std::string&) override {
+    return harness::Fail("no clients");
+  }
+
+  std::map<std::string, pid_t> pids;
+  std::map<std::string, long long> roles;  // node -> term it leads in
+  std::string fail_on;
+};
+
+std::vector<std::string> NodesOf(const checkers::Value& v, const char* field) {
+  std::vector<std::string> out;
+  const checkers::Value* list = v.Find(field);
+  if (!list || !list->is_list()) return out;
+  for (const auto& item : list->as_list()) out.push_back(item.as_string());
+  return out;
+}
+
+struct Setup {
+  TempDir dir;
+  std::unique_ptr<harness::Ledger> ledger;
+  explicit Setup(const std::string& run_id) {
+    auto l = harness::Ledger::Create((dir.path / "ledger.jsonl").string(),
+                                     run_id, (dir.path / "active").string());
+    REQUIRE(l.ok());
+    ledger = std::move(*l);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("pause stops the chosen nodes and Stop resumes them", "[nemesis]") {
+  Setup s("pause");
+  FakeCluster cluster(5);
+  FakeTarget target(cluster);
+  nemesis::NetnsNemesis nem(cluster, target, *s.ledger);
+  auto started = nem.Start({"pause", "minority", 11});
+  REQUIRE(started.ok());
+  CHECK(started->Find("kind")->as_string() == "pause");
+  auto paused = NodesOf(*started, "nodes");
+  REQUIRE(paused.size() == 2);
+  for (const auto& name : paused) CHECK(AwaitState(target.pids[name], 'T'));
+  // Same seed, same choice.
+  {
+    FakeTarget other(cluster);
+    nemesis::NetnsNemesis again(cluster, other, *s.ledger);
+    auto r = again.Start({"pause", "minority", 11});
+    REQUIRE(r.ok());
+    CHECK(NodesOf(*r, "nodes") == paused);
+    REQUIRE(again.HealAll().ok());
+  }
+  // One fault at a time.
+  CHECK_FALSE(nem.Start({"kill", "one", 1}).ok());
+  auto stopped = nem.Stop();
+  REQUIRE(stopped.ok());
+  CHECK(NodesOf(*stopped, "resumed") == paused);
+  for (const auto& name : paused) CHECK(AwaitState(target.pids[name], 'S'));
+  auto none = nem.Stop();
+  REQUIRE(none.ok());
+  CHECK(none->Find("kind")->as_string() == "none");
+}
+
+TEST_CASE("selectors: leader, majority, all", "[nemesis]") {
+  Setup s("selectors");
+  FakeCluster cluster(5);
+  FakeTarget target(cluster);
+  target.roles = {{"n2", 3}, {"n4", 5}};  // a stale leader and the real one
+  nemesis::NetnsNemesis nem(cluster, target, *s.ledger);
+  CHECK(nem.FindLeader() == 3);
+  auto leader = nem.Start({"pause", "leader", 1});
+  REQUIRE(leader.ok());
+  CHECK(NodesOf(*leader, "nodes") == std::vector<std::string>{"n4"});
+  CHECK(leader->Find("leader_known")->as_bool());
+  REQUIRE(nem.Stop().ok());
+
+  auto majority = nem.Start({"kill", "majority", 2});
+  REQUIRE(majority.ok());
+  auto killed = NodesOf(*majority, "nodes");
+  CHECK(killed.size() == 3);
+  for (const auto& name : killed)
+    CHECK_FALSE(harness::ProcessAlive(target.pids[name]));
+  auto restarted = nem.Stop();
+  REQUIRE(restarted.ok());
+  CHECK(NodesOf(*restarted, "restarted") == killed);
+  for (const Node& n : cluster.nodes()) CHECK(target.Running(n));
+
+  auto all = nem.Start({"pause", "all", 3});
+  REQUIRE(all.ok());
+  CHECK(NodesOf(*all, "nodes").size() == 5);
+  REQUIRE(nem.HealAll().ok());
+  REQUIRE(nem.HealAll().ok());  // idempotent
+  for (const Node& n : cluster.nodes())
+    CHECK(AwaitState(target.pids[n.name], 'S'));
+
+  target.roles.clear();
+  auto no_leader = nem.Start({"pause", "leader", 4});
+  REQUIRE(no_leader.ok());
+  CHECK_FALSE(no_leader->Find("leader_known")->as_bool());
+  CHECK(NodesOf(*no_leader, "nodes").size() == 1);
+  REQUIRE(nem.Stop().ok());
+}
+
+TEST_CASE("a half-applied fault is undone and reported", "[nemesis]") {
+  Setup s("halfway");
+  FakeCluster cluster(3);
+  FakeTarget target(cluster);
+  target.fail_on = "n3";
+  nemesis::NetnsNemesis nem(cluster, target, *s.ledger);
+  auto r = nem.Start({"pause", "all", 1});
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().find("n3") != std::string::npos);
+  for (const char* name : {"n1", "n2"})
+    CHECK(AwaitState(target.pids[name], 'S'));
+  // Nothing left active: a new fault may start.
+  target.fail_on.clear();
+  REQUIRE(nem.Start({"pause", "one", 1}).ok());
+  REQUIRE(nem.HealAll().ok());
+}
+
+TEST_CASE("bad steps fail without applying anything", "[nemesis]") {
+  Setup s("bad");
+  FakeCluster cluster(3);
+  FakeTarget target(cluster);
+  nemesis::NetnsNemesis nem(cluster, target, *s.ledger);
+  CHECK_FALSE(nem.Start({"clock", "one", 1}).ok());
+  CHECK_FALSE(nem.Start({"pause", "everyone", 1}).ok());
+  auto no_ns = nem.Start({"partition", "halves", 1});
+  REQUIRE_FALSE(no_ns.ok());
+  CHECK(no_ns.error().find("namespace") != std::string::npos);
+  CHECK(nem.Stop()->Find("kind")->as_string() == "none");
+}
+
+TEST_CASE("HealAll from another thread heals an active pause", "[nemesis]") {
+  Setup s("thread");
+  FakeCluster cluster(3);
+  FakeTarget target(cluster);
+  nemesis::NetnsNemesis nem(cluster, target, *s.ledger);
+  auto r = nem.Start({"pause", "all", 9});
+  REQUIRE(r.ok());
+  auto healed = std::async(std::launch::async, [&] { return nem.HealAll(); });
+  REQUIRE(healed.get().ok());
+  for (const Node& n : cluster.nodes())
+    CHECK(AwaitState(target.pids[n.name], 'S'));
+}
+
+namespace {
+
+// Reachability between every ordered pair of nodes, checked concurrently.
+std::map<std::pair<int, int>, bool> Matrix(const harness::Cluster& c,
+                                           int port) {
+  std::map<std::pair<int, int>, std::future<bool>> pending;
+  for (const Node& a : c.nodes())
+    for (const Node& b : c.nodes())
+      if (a.index != b.index)
+        pending[{a.index, b.index}] = std::async(std::launch::async, [&, port] {
+          return harness::TcpReachableFrom(a.netns, b.ip, port,
+                                           milliseconds(1500));
+        });
+  std::map<std::pair<int, int>, bool> out;
+  for (auto& [k, f] : pending) out[k] = f.get();
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("partitions cut node traffic both ways, never the controller",
+          "[nemesis][root]") {
+  INFO("this test needs root (network namespaces, iptables)");
+  REQUIRE(geteuid() == 0);
+  const std::string run_id = "nm" + std::to_string(getpid() % 100000);
+  Setup s(run_id);
+  harness::ClusterSpec spec;
+  spec.nodes = 5;
+  spec.subnet = "10.78.0.0/24";
+  auto cluster = harness::CreateNetnsCluster(spec, run_id, *s.ledger);
+  REQUIRE(cluster.ok());
+  harness::Cluster& c = **cluster;
+  constexpr int kPort = 7812;
+  std::vector<int> fds;
+  for (const Node& n : c.nodes()) {
+    auto fd = harness::ListenTcpIn(n.netns, n.ip, kPort);
+    REQUIRE(fd.ok());
+    fds.push_back(*fd);
+  }
+  FakeCluster fake_for_target(0);
+  FakeTarget target(fake_for_target);
+  nemesis::NetnsNemesis nem(c, target, *s.ledger);
+
+  for (const char* shape : {"halves", "bridge", "majorities-ring"}) {
+    INFO("shape " << shape);
+    auto started = nem.Start({"partition", shape, 5});
+    REQUIRE(started.ok());
+    const checkers::Value* grudge = started->Find("grudge");
+    REQUIRE(grudge);
+    auto drops = [&](int a, int b) {
+      const checkers::Value* g = grudge->Find(c.nodes()[a].name);
+      if (!g) return false;
+      for (const auto& v : g->as_list())
+        if (v.as_string() == c.nodes()[b].name) return true;
+      return false;
+    };
+    for (const auto& [pair, ok] : Matrix(c, kPort)) {
+      INFO(c.nodes()[pair.first].name << " -> " << c.nodes()[pair.second].name);
+      CHECK(ok == !drops(pair.first, pair.second));
+    }
+    for (const Node& n : c.nodes())
+      CHECK(harness::TcpReachableFrom("", n.ip, kPort, milliseconds(1500)));
+    auto healed = nem.Stop();
+    REQUIRE(healed.ok());
+    for (const auto& [pair, ok] : Matrix(c, kPort)) CHECK(ok);
+  }
+  // The ledger shows every iptables entry healed.
+  auto entries = harness::ReadLedger(s.ledger->path());
+  REQUIRE(entries.ok());
+  std::set<long> ipt, healed;
+  for (const auto& e : *entries) {
+    if (e.kind == "iptables") ipt.insert(e.seq);
+    if (e.kind == "healed") healed.insert(e.ref);
+  }
+  CHECK_FALSE(ipt.empty());
+  for (long seq : ipt) CHECK(healed.count(seq));
+
+  // HealAll also heals a partition; rules are gone from every namespace.
+  REQUIRE(nem.Start({"partition", "one", 3}).ok());
+  REQUIRE(nem.HealAll().ok());
+  for (const Node& n : c.nodes()) {
+    auto rules = n.remote->Run(
+        {harness::FindSystemTool("iptables"), "-w", "-S", "INPUT"});
+    CHECK(rules.out.find("DROP") == std::string::npos);
+  }
+  for (int fd : fds) close(fd);
+  REQUIRE(c.Destroy().ok());
+}
