@@ -361,44 +361,42 @@ harness::Status EtcdTarget::AwaitHealthy(std::chrono::milliseconds timeout) {
   }
   if (nodes.empty()) return Fail("etcd: no member is running");
   HttpSession http;
-  std::string last_problem;
+  std::string problem;
   while (true) {
-    std::vector<std::string> unhealthy;
+    // 1. Every member names the same leader. Status answers at once even
+    //    without a leader, whereas /health then blocks for its own timeout.
+    std::string leader;
+    problem.clear();
     for (const Node& node : nodes) {
+      NodeStatus s = Inspect(node);
+      if (!s.reachable) {
+        problem = node.name + " unreachable";
+      } else if (s.leader.empty()) {
+        problem = node.name + " knows no leader";
+      } else if (!leader.empty() && s.leader != leader) {
+        problem = "members disagree on the leader";
+      }
+      if (!problem.empty()) break;
+      leader = s.leader;
+    }
+    // 2. Every member serves a quorum read (/health does one).
+    for (std::size_t i = 0; problem.empty() && i < nodes.size(); ++i) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
                       deadline - Clock::now())
                       .count();
-      auto reply = http.Get(ClientUrl(node.ip) + "/health",
+      auto reply = http.Get(ClientUrl(nodes[i].ip) + "/health",
                             std::clamp<long>(left, 50, 1000));
       bool healthy = false;
       if (reply.transport == Transport::kOk && reply.status == 200) {
         auto h = ParseHealthReply(reply.body);
         healthy = h && *h;
       }
-      if (!healthy) unhealthy.push_back(node.name);
+      if (!healthy) problem = nodes[i].name + " not healthy";
     }
-    if (unhealthy.empty()) {
-      // Every member reports a leader; check they name the same one.
-      std::string leader;
-      bool agree = true;
-      for (const Node& node : nodes) {
-        NodeStatus s = Inspect(node);
-        if (!s.reachable || s.leader.empty() ||
-            (!leader.empty() && s.leader != leader)) {
-          agree = false;
-          last_problem = "members do not agree on a leader yet";
-          break;
-        }
-        leader = s.leader;
-      }
-      if (agree) return Ok();
-    } else {
-      last_problem = "not healthy:";
-      for (const auto& n : unhealthy) last_problem += " " + n;
-    }
+    if (problem.empty()) return Ok();
     if (Clock::now() + kPollInterval >= deadline) {
       return Fail("etcd: not healthy after " + std::to_string(timeout.count()) +
-                  " ms (" + last_problem + ")");
+                  " ms (" + problem + ")");
     }
     std::this_thread::sleep_for(kPollInterval);
   }
