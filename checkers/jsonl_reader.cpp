@@ -244,7 +244,11 @@ bool EventParser::ParseField(std::string_view name, FieldBit bit,
                     "e.g. \"read\"), not " +
                         std::string(KindName(scratch_)));
       }
-      if (!p_.ParseString(e.f)) return FromParser(err);
+      {
+        std::string_view f;
+        if (!ReadString(type_, f, err)) return false;
+        e.f.assign(f);
+      }
       if (e.f.empty()) {
         return Fail(err, at, "\"f\" must be a non-empty operation name");
       }
@@ -258,9 +262,25 @@ bool EventParser::ParseField(std::string_view name, FieldBit bit,
                         std::string(KindName(e.key)));
       }
       return true;
-    case kValue:
+    case kValue: {
+      // Fast paths for the common scalars; e.value starts out null.
+      std::string_view rest = line_.substr(p_.pos());
+      if (rest.substr(0, 4) == "null" && (rest.size() == 4 || rest[4] == ',' ||
+                                          rest[4] == '}' || rest[4] == ' ')) {
+        p_.set_pos(p_.pos() + 4);
+        return true;
+      }
+      char c = p_.peek();
+      if (c == '-' || (c >= '0' && c <= '9')) {
+        std::int64_t v = 0;
+        bool is_int = false;
+        if (!ReadInt(&v, &is_int, err)) return false;
+        e.value = is_int ? Value::Int(v) : std::move(scratch_);
+        return true;
+      }
       if (!p_.ParseValue(e.value)) return FromParser(err);
       return true;
+    }
     case kError:
     case kNode: {
       std::string& target = bit == kError ? e.error : e.node;
