@@ -8,6 +8,7 @@
 #include <optional>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 #include "checkers/json_parser.h"
 
@@ -190,11 +191,21 @@ bool EdnParser::ParseSeq(char close, Value& out, int depth) {
 bool EdnParser::ParseMap(Value& out, int depth) {
   ++pos_;
   Value::Object fields;
+  std::vector<std::size_t> late_keys;  // offsets of keys past the 16th
   while (true) {
     SkipSpace();
     if (at_end()) return FailEnd("a map");
     if (text_[pos_] == '}') {
       ++pos_;
+      if (!late_keys.empty()) {
+        std::size_t dup = FirstDuplicateField(fields);
+        if (dup < fields.size()) {
+          std::size_t at = dup >= kLinearDuplicateCheck
+                               ? late_keys[dup - kLinearDuplicateCheck]
+                               : pos_ - 1;
+          return Fail(at, "duplicate map key " + fields[dup].first);
+        }
+      }
       out = Value::MakeObject(std::move(fields));
       return true;
     }
@@ -211,10 +222,14 @@ bool EdnParser::ParseMap(Value& out, int depth) {
     Value v;
     if (!ParseFormAt(v, depth + 1)) return false;
     std::string name = key.is_string() ? key.as_string() : key.ToJson();
-    for (const auto& [existing, unused] : fields) {
-      if (existing == name) {
-        return Fail(key_at, "duplicate map key " + name);
+    if (fields.size() < kLinearDuplicateCheck) {
+      for (const auto& [existing, unused] : fields) {
+        if (existing == name) {
+          return Fail(key_at, "duplicate map key " + name);
+        }
       }
+    } else {
+      late_keys.push_back(key_at);
     }
     fields.emplace_back(std::move(name), std::move(v));
   }
@@ -330,7 +345,8 @@ bool EdnParser::ParseDispatch(Value& out, int depth) {
     ++pos_;
     Value discarded;
     if (!ParseFormAt(discarded, depth + 1)) return false;
-    return ParseFormAt(out, depth);
+    // depth + 1: a run of "#_x #_x ..." nests, so it stays bounded.
+    return ParseFormAt(out, depth + 1);
   }
   if (c == '"') return ParseString(out);  // regex, kept as its text
   if (c == '#') {

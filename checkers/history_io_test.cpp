@@ -374,6 +374,44 @@ TEST_CASE("ParseJsonl: truncated last line, blank lines, CRLF", "[jsonl]") {
   }
 }
 
+TEST_CASE("Duplicate names in large objects are found", "[json]") {
+  std::string fields;
+  for (int i = 0; i < 40; ++i) {
+    fields += ",\"f" + std::to_string(i) + "\":" + std::to_string(i);
+  }
+  const std::string head =
+      R"({"index":0,"process":0,"type":"invoke","f":"r","value":{"a":0)";
+  ReadResult ok = One(head + fields + "}}");
+  REQUIRE(ok.ok);
+  CHECK(ok.history[0].value.as_object().size() == 41);
+  ReadResult nested = One(head + fields + ",\"f3\":1}}");
+  REQUIRE_FALSE(nested.ok);
+  CHECK(nested.error.message.find("duplicate field \"f3\"") !=
+        std::string::npos);
+  CHECK(nested.error.column ==
+        static_cast<std::int64_t>(head.size() + fields.size() + 2));
+  // The same for unknown top-level fields (Event::extra).
+  const std::string top =
+      R"({"index":0,"process":0,"type":"invoke","f":"r","value":0)";
+  REQUIRE(One(top + fields + "}").ok);
+  ReadResult extra = One(top + fields + ",\"f39\":1}");
+  REQUIRE_FALSE(extra.ok);
+  CHECK(extra.error.message.find("\"f39\"") != std::string::npos);
+  CHECK(extra.error.column ==
+        static_cast<std::int64_t>(top.size() + fields.size() + 2));
+  // And for EDN maps.
+  std::string edn = "{:type :invoke, :f :r, :process 0";
+  for (int i = 0; i < 40; ++i) edn += " :k" + std::to_string(i) + " 1";
+  REQUIRE(fc::ParseJepsenEdn(edn + "}\n", {}).ok);
+  ReadResult dup_edn = fc::ParseJepsenEdn(edn + " :k7 2}\n", {});
+  REQUIRE_FALSE(dup_edn.ok);
+  CHECK(dup_edn.error.message.find("k7") != std::string::npos);
+  // Many discards in a row are bounded, not a stack overflow.
+  std::string discards;
+  for (int i = 0; i < 100000; ++i) discards += "#_1 ";
+  CHECK_FALSE(fc::ParseJepsenEdn(discards + "{}", {}).ok);
+}
+
 TEST_CASE("ParseJson and nesting limits", "[json]") {
   Value v;
   std::string err;

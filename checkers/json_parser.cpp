@@ -391,6 +391,7 @@ bool JsonParser::ParseObject(Value& out, int depth) {
   }
   ++pos_;  // '{'
   Value::Object fields;
+  std::vector<std::size_t> late_names;  // offsets of names past the 16th
   SkipSpace();
   if (at_end()) return FailEnd("an object");
   if (text_[pos_] == '}') {
@@ -411,12 +412,16 @@ bool JsonParser::ParseObject(Value& out, int depth) {
     std::size_t name_at = pos_;
     std::string name;
     if (!ParseString(name)) return false;
-    for (const auto& [existing, v] : fields) {
-      if (existing == name) {
-        return Fail(name_at, "duplicate field \"" + name +
-                                 "\" in an object; each name may appear "
-                                 "once");
+    if (fields.size() < kLinearDuplicateCheck) {
+      for (const auto& [existing, v] : fields) {
+        if (existing == name) {
+          return Fail(name_at, "duplicate field \"" + name +
+                                   "\" in an object; each name may appear "
+                                   "once");
+        }
       }
+    } else {
+      late_names.push_back(name_at);
     }
     SkipSpace();
     if (at_end()) return FailEnd("an object");
@@ -437,6 +442,16 @@ bool JsonParser::ParseObject(Value& out, int depth) {
     }
     if (c == '}') {
       ++pos_;
+      if (!late_names.empty()) {
+        std::size_t dup = FirstDuplicateField(fields);
+        if (dup < fields.size()) {
+          std::size_t at = dup >= kLinearDuplicateCheck
+                               ? late_names[dup - kLinearDuplicateCheck]
+                               : pos_ - 1;
+          return Fail(at, "duplicate field \"" + fields[dup].first +
+                              "\" in an object; each name may appear once");
+        }
+      }
       out = Value::MakeObject(std::move(fields));
       return true;
     }
@@ -458,6 +473,31 @@ bool ParseJson(std::string_view text, Value& out, std::string* error) {
     *error = "byte " + std::to_string(p.error_offset() + 1) + ": " + p.error();
   }
   return ok;
+}
+
+std::size_t FirstDuplicateField(const Value::Object& fields) {
+  const std::size_t n = fields.size();
+  if (n <= kLinearDuplicateCheck) {
+    for (std::size_t i = 1; i < n; ++i) {
+      for (std::size_t j = 0; j < i; ++j) {
+        if (fields[j].first == fields[i].first) return i;
+      }
+    }
+    return n;
+  }
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    int c = fields[a].first.compare(fields[b].first);
+    return c != 0 ? c < 0 : a < b;
+  });
+  std::size_t first = n;
+  for (std::size_t k = 1; k < n; ++k) {
+    if (fields[order[k]].first == fields[order[k - 1]].first) {
+      first = std::min(first, order[k]);
+    }
+  }
+  return first;
 }
 
 std::string_view KindName(const Value& v) {

@@ -81,6 +81,14 @@ std::size_t Utf8SequenceLength(std::string_view s, std::size_t i);
 // failure returns false and sets *error (when non-null) to "column N: ...".
 bool ParseJson(std::string_view text, Value& out, std::string* error);
 
+// Index of the first field whose name already appeared earlier in
+// `fields`, or fields.size() when all names are distinct. O(n log n).
+std::size_t FirstDuplicateField(const Value::Object& fields);
+
+// Duplicate-name checks are linear per field up to this many fields; past
+// it, parsers check once at the end of the object with FirstDuplicateField.
+inline constexpr std::size_t kLinearDuplicateCheck = 16;
+
 // Human name of a value's kind, for messages: "null", "a string", ...
 std::string_view KindName(const Value& v);
 

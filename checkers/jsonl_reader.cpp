@@ -14,6 +14,7 @@
 #include <cstring>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "checkers/history_io.h"
 #include "checkers/json_parser.h"
@@ -100,6 +101,7 @@ class EventParser {
   Value scratch_;
   std::string name_;
   std::string type_;
+  std::vector<std::size_t> late_extras_;  // name offsets past the 16th extra
 };
 
 bool EventParser::ReadString(std::string& buffer, std::string_view& out,
@@ -345,12 +347,16 @@ bool EventParser::Parse(Event& e, LineError& err) {
       std::size_t value_at = p_.pos();
       FieldBit bit = FieldOf(name);
       if (bit == FieldBit{}) {
-        for (const auto& field : e.extra) {
-          if (field.first == name) {
-            return Fail(err, name_at,
-                        "duplicate field \"" + std::string(name) +
-                            "\"; each field may appear once per event");
+        if (e.extra.size() < kLinearDuplicateCheck) {
+          for (const auto& field : e.extra) {
+            if (field.first == name) {
+              return Fail(err, name_at,
+                          "duplicate field \"" + std::string(name) +
+                              "\"; each field may appear once per event");
+            }
           }
+        } else {
+          late_extras_.push_back(name_at);
         }
       } else {
         if ((seen & bit) != 0) {
@@ -383,6 +389,17 @@ bool EventParser::Parse(Event& e, LineError& err) {
     }
   }
   std::size_t close = p_.pos() - 1;
+  if (!late_extras_.empty()) {
+    std::size_t dup = FirstDuplicateField(e.extra);
+    if (dup < e.extra.size()) {
+      return Fail(err,
+                  dup >= kLinearDuplicateCheck
+                      ? late_extras_[dup - kLinearDuplicateCheck]
+                      : close,
+                  "duplicate field \"" + e.extra[dup].first +
+                      "\"; each field may appear once per event");
+    }
+  }
   p_.SkipSpace();
   if (!p_.at_end()) {
     return Fail(err, p_.pos(),
