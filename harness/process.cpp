@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -242,9 +243,15 @@ Result<pid_t> Spawn(const std::vector<std::string>& argv,
 
 bool ProcessAlive(pid_t pid) {
   if (pid <= 0) return false;
-  // Reap it if it is our exited child.
+  // For our own child waitpid is authoritative: 0 means some thread of it is
+  // still running; its pid means it exited (and is now reaped).
   int status = 0;
-  if (waitpid(pid, &status, WNOHANG) == pid) return false;
+  pid_t w = waitpid(pid, &status, WNOHANG);
+  if (w == pid) return false;
+  if (w == 0) return true;
+  // Not our child (e.g. an orphan found by heal): read /proc. A multi-
+  // threaded process whose main thread has exited shows state Z while its
+  // other threads still run (and hold its sockets), so count live tasks.
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
   if (!stat) return false;
   std::string line;
@@ -253,7 +260,15 @@ bool ProcessAlive(pid_t pid) {
   if (close_paren == std::string::npos || close_paren + 2 >= line.size())
     return false;
   char state = line[close_paren + 2];
-  return state != 'Z' && state != 'X';
+  if (state != 'Z' && state != 'X') return true;
+  std::error_code ec;
+  int tasks = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(
+           "/proc/" + std::to_string(pid) + "/task", ec)) {
+    (void)entry;
+    if (++tasks > 1) return true;
+  }
+  return false;
 }
 
 std::optional<unsigned long long> ProcessStartTime(pid_t pid) {

@@ -194,7 +194,7 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
     }
   }
   if (setup_error.empty()) {
-    nemesis::Schedule schedule(spec.nemesis, spec.seed);
+    nemesis::FaultSchedule schedule(spec.nemesis, spec.seed);
     harness::InterpreterConfig ic;
     ic.spec = &spec;
     ic.cluster = cluster.get();
@@ -202,7 +202,9 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
     ic.nemesis = spec.nemesis.faults.empty() ? nullptr : nemesis.get();
     ic.workload = workload->get();
     ic.journal = journal.get();
-    ic.next_fault = [&schedule] { return schedule.Next(); };
+    ic.next_fault = [&schedule] {
+      return schedule.Next().value_or(harness::FaultStep{});
+    };
     ic.abort = options.abort;
     ic.on_status = StatusPrinter();
     auto report = harness::RunInterpreter(ic);
@@ -251,7 +253,9 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
     harness::CheckOptions co;
     co.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                      std::chrono::duration<double>(
-                                         options.check_time_limit_s));
+                                         spec.checker.timeout_s));
+    co.memory_limit_bytes =
+        static_cast<std::size_t>(spec.checker.memory_limit_mb) * 1024 * 1024;
     summary.verdicts = (*workload)->Check(journal->Snapshot(), co);
     summary.phases.push_back({"check", Seconds(t_check, Clock::now())});
   } else {

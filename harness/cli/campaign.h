@@ -14,7 +14,6 @@ struct CampaignOptions {
   // tears down and still checks what it recorded.
   const std::atomic<bool>* abort = nullptr;
   std::string index_dir;  // active-run index for the ledger ("" = default)
-  double check_time_limit_s = 300;
 };
 
 struct CampaignResult {
