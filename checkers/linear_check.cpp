@@ -21,6 +21,41 @@ struct KeyResult {
   std::size_t segments = 0;
 };
 
+// A violation in segment `failed_at` > 0 starts from a state the earlier
+// segments can reach; re-searches them with witnesses (they passed before,
+// so this is bounded by the same work) and prepends an order of their ops
+// reaching that state, so the explanation's prefix starts at the beginning.
+// Leaves `r` unchanged when the limits stop the re-search.
+void PrependEarlierSegments(const Partition& p,
+                            const std::vector<std::size_t>& starts_at,
+                            std::size_t failed_at, linear::StateTable& table,
+                            const linear::Limits& limits,
+                            linear::SegmentResult& r) {
+  std::vector<linear::SegmentResult> done;
+  std::vector<std::uint32_t> states = {table.Intern(table.Get(0))};
+  for (std::size_t s = 0; s < failed_at; ++s) {
+    linear::SegmentResult w = linear::SearchSegment(
+        p, starts_at[s], starts_at[s + 1], states, true, true, table, limits);
+    if (w.outcome != Outcome::kOk) return;
+    states = w.end_states;
+    done.push_back(std::move(w));
+  }
+  std::vector<std::size_t> prefix;
+  std::uint32_t want = r.best_start;
+  for (std::size_t s = done.size(); s-- > 0;) {
+    const linear::SegmentResult& w = done[s];
+    std::size_t k = 0;
+    while (k < w.end_states.size() && w.end_states[k] != want) ++k;
+    if (k == w.end_states.size()) return;
+    prefix.insert(prefix.begin(), w.witness_order[k].begin(),
+                  w.witness_order[k].end());
+    want = w.witness_start[k];
+  }
+  prefix.insert(prefix.end(), r.best_prefix.begin(), r.best_prefix.end());
+  r.best_prefix = std::move(prefix);
+  r.seg_begin = 0;
+}
+
 KeyResult CheckPartition(Partition& p, const Model& model,
                          const LinearizableOptions& options,
                          const linear::Limits& limits) {
@@ -35,29 +70,44 @@ KeyResult CheckPartition(Partition& p, const Model& model,
                                            : std::vector<std::size_t>{0};
   out.segments = starts_at.size();
   linear::StateTable table(model, p);
-  std::vector<std::uint32_t> states = {table.Intern(model.Init())};
+  std::uint32_t init = table.Intern(model.Init());
   std::vector<linear::SegmentResult> done;
-  for (std::size_t s = 0; s < starts_at.size(); ++s) {
-    bool last = s + 1 == starts_at.size();
-    std::size_t end = last ? p.ops.size() : starts_at[s + 1];
-    linear::SegmentResult r = linear::SearchSegment(
-        p, starts_at[s], end, states, !last, options.witness, table, limits);
-    out.memo_entries += r.memo_entries;
-    if (r.outcome == Outcome::kUnknown) {
-      out.outcome = Outcome::kUnknown;
-      out.reason = r.reason;
-      return out;
+  // Pass 1 (optimistic) carries one end state from segment to segment: a
+  // success is a real linearization. A failure after the first segment may
+  // be due to the end state picked earlier, so pass 2 (complete) carries
+  // every reachable end state.
+  for (int pass = 0; pass < 2; ++pass) {
+    bool complete = pass == 1;
+    bool retry = false;
+    std::vector<std::uint32_t> states = {init};
+    done.clear();
+    for (std::size_t s = 0; s < starts_at.size() && !retry; ++s) {
+      bool last = s + 1 == starts_at.size();
+      std::size_t end = last ? p.ops.size() : starts_at[s + 1];
+      linear::SegmentResult r =
+          linear::SearchSegment(p, starts_at[s], end, states, complete && !last,
+                                options.witness, table, limits);
+      out.memo_entries += r.memo_entries;
+      if (r.outcome == Outcome::kUnknown) {
+        out.outcome = Outcome::kUnknown;
+        out.reason = r.reason;
+        return out;
+      }
+      if (r.outcome == Outcome::kViolation) {
+        if (!complete && s > 0) {
+          retry = true;
+          break;
+        }
+        out.outcome = Outcome::kViolation;
+        if (s > 0) PrependEarlierSegments(p, starts_at, s, table, limits, r);
+        out.explanation = linear::Explain(p, model, table, r);
+        return out;
+      }
+      states = r.end_states;
+      std::sort(states.begin(), states.end());
+      if (options.witness) done.push_back(std::move(r));
     }
-    if (r.outcome == Outcome::kViolation) {
-      out.outcome = Outcome::kViolation;
-      out.explanation = linear::Explain(p, model, table, r);
-      return out;
-    }
-    states = r.end_states;
-    std::sort(states.begin(), states.end());
-    if (options.witness) {
-      done.push_back(std::move(r));
-    }
+    if (!retry) break;
   }
   out.outcome = Outcome::kOk;
   if (options.witness && !done.empty()) {
@@ -74,7 +124,7 @@ KeyResult CheckPartition(Partition& p, const Model& model,
     }
     for (std::size_t s = orders.size(); s-- > 0;) {
       for (std::size_t i : orders[s]) {
-        out.witness.push_back(p.ops[i].invoke_index);
+        out.witness.push_back(p.ops[i].invoke_index());
       }
     }
   }

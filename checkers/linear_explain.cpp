@@ -33,9 +33,9 @@ std::string KeyName(const Value& key) {
 }  // namespace
 
 std::string OpLine(const Model& model, const Op& op) {
-  std::string out = "p" + std::to_string(op.process) + " " +
-                    model.DescribeOp(op.op) + "  [event " +
-                    std::to_string(op.invoke_index);
+  std::string out = "p" + std::to_string(op.process()) + " " +
+                    model.DescribeOp(op.Make()) + "  [event " +
+                    std::to_string(op.invoke_index());
   if (op.complete_index >= 0) {
     out += ".." + std::to_string(op.complete_index) + " " + OutcomeName(op);
   } else {
@@ -47,16 +47,16 @@ std::string OpLine(const Model& model, const Op& op) {
 }
 
 void AppendOpJson(std::string& out, const Op& op) {
-  out += "{\"index\":" + std::to_string(op.invoke_index);
+  out += "{\"index\":" + std::to_string(op.invoke_index());
   out += ",\"complete_index\":" + std::to_string(op.complete_index);
-  out += ",\"process\":" + std::to_string(op.process);
+  out += ",\"process\":" + std::to_string(op.process());
   out += ",\"f\":";
-  AppendJsonString(out, op.op.f);
+  AppendJsonString(out, op.inv->f);
   out += ",\"value\":";
-  op.op.input.AppendJson(out);
+  op.inv->value.AppendJson(out);
   out += ",\"output\":";
-  if (op.op.completed) {
-    op.op.output.AppendJson(out);
+  if (op.completed()) {
+    op.ok->value.AppendJson(out);
   } else {
     out += "null";
   }
@@ -98,7 +98,7 @@ Explanation Explain(const Partition& p, const Model& model, StateTable& table,
     std::int64_t ns = table.Step(failed.best_state, i);
     Stuck s{i, ns < 0, ""};
     if (ns < 0) {
-      s.why = model.WhyRejected(state, p.ops[i].op);
+      s.why = model.WhyRejected(state, p.ops[i].Make());
     } else {
       s.why = "could take effect (leaving " +
               model.DescribeState(table.Get(static_cast<std::uint32_t>(ns))) +
@@ -134,7 +134,7 @@ Explanation Explain(const Partition& p, const Model& model, StateTable& table,
        ")\n";
   if (failed.seg_begin > 0) {
     t += "The history of this key is quiescent before event " +
-         std::to_string(p.ops[failed.seg_begin].invoke_index) +
+         std::to_string(p.ops[failed.seg_begin].invoke_index()) +
          "; the earlier operations linearize, leaving " +
          model.DescribeState(start) + ".\n";
   }

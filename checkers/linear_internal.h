@@ -25,18 +25,27 @@ namespace faultline::checkers::linear {
 
 inline constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
 
+// One operation of a partition. Points into the History being checked,
+// which must outlive it.
 struct Op {
-  Operation op;
-  std::int64_t call = 0;      // position of the invocation
-  std::int64_t ret = kNever;  // position by which it must have taken effect;
-                              // kNever: optional (may never take effect)
-  std::int64_t invoke_index = 0;     // event index of the invoke
+  const Event* inv = nullptr;  // the invoke
+  const Event* ok = nullptr;   // the ok completion, or nullptr
+  std::int64_t call = 0;       // position of the invocation
+  std::int64_t ret = kNever;   // position by which it must have taken effect;
+                               // kNever: optional (may never take effect)
   std::int64_t complete_index = -1;  // event index of the completion, or -1
-  std::int64_t process = 0;
   EventType outcome = EventType::kInvoke;  // kOk, kInfo, or kInvoke (never
                                            // completed)
   bool closed = false;  // an info op whose interval an observation closed
   bool mandatory() const { return ret != kNever; }
+  bool completed() const { return ok != nullptr; }
+  std::int64_t invoke_index() const { return inv->index; }
+  std::int64_t process() const { return inv->process; }
+  // The model's view (copies f and the values).
+  Operation Make() const {
+    return Operation{inv->f, inv->value, ok != nullptr ? ok->value : Value(),
+                     ok != nullptr};
+  }
 };
 
 struct Partition {

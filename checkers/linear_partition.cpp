@@ -56,12 +56,9 @@ BuildResult BuildPartitions(const History& history, const Model& model) {
         return out;
       }
       Op op;
-      op.op.f = e.f;
-      op.op.input = e.value;
+      op.inv = &e;
       op.call = pos(e, false);
-      op.invoke_index = e.index;
-      op.process = e.process;
-      Value key = model.PartitionKey(e.key, op.op);
+      Value key = model.PartitionKey(e.key, op.Make());
       auto [pit, inserted] = part_of.emplace(key, out.partitions.size());
       if (inserted) {
         out.partitions.emplace_back();
@@ -83,16 +80,15 @@ BuildResult BuildPartitions(const History& history, const Model& model) {
     Pending pd = it->second;
     pending.erase(it);
     Op& op = out.partitions[pd.partition].ops[pd.op];
-    if (op.op.f != e.f) {
+    if (op.inv->f != e.f) {
       out.error = where + "completion f '" + e.f +
-                  "' does not match invoke f '" + op.op.f + "'";
+                  "' does not match invoke f '" + op.inv->f + "'";
       return out;
     }
     op.complete_index = e.index;
     op.outcome = e.type;
     if (e.type == EventType::kOk) {
-      op.op.completed = true;
-      op.op.output = e.value;
+      op.ok = &e;
       op.ret = pos(e, true);
     } else if (e.type == EventType::kFail) {
       failed[pd.partition][pd.op] = true;
@@ -106,9 +102,9 @@ BuildResult BuildPartitions(const History& history, const Model& model) {
     kept.reserve(part.ops.size());
     for (std::size_t j = 0; j < part.ops.size(); ++j) {
       if (failed[i][j]) continue;
-      if (auto err = model.Validate(part.ops[j].op)) {
+      if (auto err = model.Validate(part.ops[j].Make())) {
         out.error =
-            "event " + std::to_string(part.ops[j].invoke_index) + ": " + *err;
+            "event " + std::to_string(part.ops[j].invoke_index()) + ": " + *err;
         return out;
       }
       kept.push_back(std::move(part.ops[j]));
@@ -162,7 +158,7 @@ std::int64_t StateTable::Step(std::uint32_t s, std::size_t op) {
   for (const auto& [state, next] : c) {
     if (state == s) return next;
   }
-  StepResult r = model_.Step(states_[s], p_.ops[op].op);
+  StepResult r = model_.Step(states_[s], p_.ops[op].Make());
   std::int32_t next = r.ok ? static_cast<std::int32_t>(Intern(r.next)) : -1;
   c.emplace_back(s, next);
   bytes_ += sizeof(c[0]);

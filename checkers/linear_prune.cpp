@@ -27,14 +27,14 @@ void Prune(Partition& p, const Model& model) {
   // R1
   for (std::size_t i = 0; i < p.ops.size(); ++i) {
     const Op& op = p.ops[i];
-    if (!op.mandatory() && model.ReadOnly(op.op)) drop[i] = true;
+    if (!op.mandatory() && model.ReadOnly(op.Make())) drop[i] = true;
   }
 
   std::vector<std::optional<ValueFlow>> flows(p.ops.size());
   bool flow_model = true;
   for (std::size_t i = 0; i < p.ops.size() && flow_model; ++i) {
     if (drop[i]) continue;
-    flows[i] = model.Flow(p.ops[i].op);
+    flows[i] = model.Flow(p.ops[i].Make());
     if (!flows[i]) flow_model = false;
   }
 
@@ -48,7 +48,7 @@ void Prune(Partition& p, const Model& model) {
       if (drop[i]) continue;
       const ValueFlow& fl = *flows[i];
       if (fl.observes &&
-          (fl.kind == ValueFlow::Kind::kCas || p.ops[i].op.completed)) {
+          (fl.kind == ValueFlow::Kind::kCas || p.ops[i].completed())) {
         ++observers[*fl.observes];
       }
       if (fl.produces && !p.ops[i].mandatory()) {
@@ -83,7 +83,7 @@ void Prune(Partition& p, const Model& model) {
       if (drop[i]) continue;
       const ValueFlow& fl = *flows[i];
       if (fl.produces) ++producers[*fl.produces];
-      if (fl.observes && p.ops[i].op.completed) {
+      if (fl.observes && p.ops[i].completed()) {
         auto [it, inserted] = first_seen.emplace(*fl.observes, p.ops[i].ret);
         if (!inserted) it->second = std::min(it->second, p.ops[i].ret);
       }

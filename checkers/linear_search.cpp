@@ -83,7 +83,7 @@ class Memo {
   };
   void Grow() {
     std::vector<Slot> old = std::move(slots_);
-    slots_.assign(old.empty() ? 1024 : old.size() * 2, Slot{});
+    slots_.assign(old.empty() ? 16 : old.size() * 2, Slot{});
     std::size_t mask = slots_.size() - 1;
     for (const Slot& s : old) {
       if (s.len == 0) continue;
