@@ -114,7 +114,7 @@ TEST_CASE("stats: nearest-rank quantiles", "[stats]") {
   CHECK(l.max == 100000);
 }
 
-TEST_CASE("stats: no latency without times; unknown without ok", "[stats]") {
+TEST_CASE("stats: no latency without times, unknown without ok", "[stats]") {
   History h = Parse(
       R"({"index":0,"process":0,"type":"invoke","f":"read","value":null}
 {"index":1,"process":0,"type":"fail","f":"read","value":null}
