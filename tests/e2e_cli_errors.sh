@@ -20,7 +20,8 @@ cluster:
   nodes: 3
   nodez: 5
 YAML
-expect_254 "typo.yaml:4:3: .*nodez.*nodes" "$FAULTLINE_BIN" validate "$WORK/typo.yaml"
+expect_254 "typo.yaml:4:3: .*nodez" "$FAULTLINE_BIN" validate "$WORK/typo.yaml"
+grep -q "did you mean .nodes" "$WORK/err" || fail "no did-you-mean for nodez"
 
 cat >"$WORK/type.yaml" <<YAML
 name: type
