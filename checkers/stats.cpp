@@ -76,6 +76,30 @@ HistoryStats ComputeStats(const History& history) {
     const Event& e = history[i];
     if (e.is_nemesis()) {
       ++s.nemesis_events;
+      // faultline's own vocabulary: a fault X is in effect from the info of
+      // "start-X" (unless it carries an error) to the info of "stop-X".
+      bool starts = e.f.rfind("start-", 0) == 0;
+      bool stops = e.f.rfind("stop-", 0) == 0;
+      if (starts || stops) {
+        if (e.type != EventType::kInfo) continue;
+        std::string kind = e.f.substr(starts ? 6 : 5);
+        auto& q = open_faults[kind];
+        if (starts && e.error.empty()) {
+          FaultWindow w;
+          w.f = kind;
+          w.start = e.time;
+          w.start_index = e.index;
+          w.value = e.value;
+          q.push_back(s.faults.size());
+          s.faults.push_back(std::move(w));
+        } else if (stops && !q.empty()) {
+          FaultWindow& w = s.faults[q.front()];
+          q.pop_front();
+          w.end = e.time;
+          w.end_index = e.index;
+        }
+        continue;
+      }
       if (e.type == EventType::kInvoke) {
         FaultWindow w;
         w.f = e.f;

@@ -10,7 +10,11 @@
 //   (ok, fail and info) whose invoke is known and both carry `time`.
 //   Quantiles use the nearest-rank method on the sorted latencies
 //   (pXX = the ceil(XX% * n)-th smallest).
-// - Fault windows: a nemesis `invoke` opens a window for its f; the next
+// - Fault windows, faultline's vocabulary (docs/run-history.md): fault X is
+//   in effect from the `info` of "start-X" (one carrying `error` failed and
+//   opens nothing) to the `info` of the next "stop-X"; the window's f is X.
+// - Fault windows, other nemesis events (e.g. Jepsen-style histories
+//   read from elsewhere): a nemesis `invoke` opens a window for its f; the next
 //   nemesis `info` with the same f closes it (oldest open window first).
 //   A window still open at the end has no end (it lasted to the end of the
 //   history). An `info` with no open window of its f is an instant window

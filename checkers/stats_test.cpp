@@ -131,3 +131,29 @@ TEST_CASE("stats: no latency without times, unknown without ok", "[stats]") {
   CHECK(empty.validity == Validity::kUnknown);
   CHECK(empty.details_json.find("\"ops\":{\"ok\":0") != std::string::npos);
 }
+
+TEST_CASE("stats: start-/stop- nemesis events bound fault windows",
+          "[stats]") {
+  auto parsed = fc::ParseJsonl(
+      R"({"index":0,"time":10,"process":"nemesis","type":"invoke","f":"start-partition","value":{"selector":"halves"}}
+{"index":1,"time":20,"process":"nemesis","type":"info","f":"start-partition","value":{"shape":"halves"}}
+{"index":2,"time":30,"process":0,"type":"invoke","f":"read","value":null}
+{"index":3,"time":40,"process":0,"type":"ok","f":"read","value":1}
+{"index":4,"time":50,"process":"nemesis","type":"invoke","f":"stop-partition","value":null}
+{"index":5,"time":60,"process":"nemesis","type":"info","f":"stop-partition","value":{"healed":["n1"]}}
+{"index":6,"time":70,"process":"nemesis","type":"invoke","f":"start-pause","value":{"selector":"one"}}
+{"index":7,"time":80,"process":"nemesis","type":"info","f":"start-pause","value":{"selector":"one"},"error":"no leader"}
+{"index":8,"time":90,"process":"nemesis","type":"invoke","f":"start-kill","value":{"selector":"one"}}
+{"index":9,"time":95,"process":"nemesis","type":"info","f":"start-kill","value":{"nodes":["n2"]}}
+)");
+  REQUIRE(parsed.ok);
+  auto s = fc::ComputeStats(parsed.history);
+  REQUIRE(s.faults.size() == 2);  // the failed pause opens no window
+  CHECK(s.faults[0].f == "partition");
+  CHECK(*s.faults[0].start == 20);
+  CHECK(*s.faults[0].end == 60);
+  CHECK(s.faults[0].value.Find("shape")->as_string() == "halves");
+  CHECK(s.faults[1].f == "kill");
+  CHECK(*s.faults[1].start == 95);
+  CHECK_FALSE(s.faults[1].end.has_value());
+}
