@@ -53,6 +53,11 @@ int DoAnalyze(const AnalyzeOptions& o) {
                  read.error.message.c_str());
     return kExitUsage;
   }
+  if (auto bad = checkers::CheckWellFormed(read.history, "")) {
+    std::fprintf(stderr, "%s:%lld: error: %s\n", history_path.c_str(),
+                 static_cast<long long>(bad->line), bad->message.c_str());
+    return kExitUsage;
+  }
   auto workload = MakeWorkload(spec);
   if (!workload.ok()) {
     std::fprintf(stderr, "faultline analyze: %s\n", workload.error().c_str());
