@@ -10,9 +10,9 @@
 namespace faultline::harness {
 
 struct Operation {
-  std::string f;             // "read", "write", "cas", ...
-  checkers::Value key;       // null for single-object workloads
-  checkers::Value value;     // the invocation's argument
+  std::string f;          // "read", "write", "cas", ...
+  checkers::Value key;    // null for single-object workloads
+  checkers::Value value;  // the invocation's argument
 };
 
 enum class Outcome { kOk, kFail, kInfo };

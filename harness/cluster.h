@@ -11,10 +11,10 @@
 namespace faultline::harness {
 
 struct Node {
-  int index = 0;         // 0-based position in the cluster
-  std::string name;      // "n1", "n2", ... (stable, used in histories)
-  std::string ip;        // address other nodes and the controller use
-  std::string netns;     // namespace name (netns provider), else ""
+  int index = 0;             // 0-based position in the cluster
+  std::string name;          // "n1", "n2", ... (stable, used in histories)
+  std::string ip;            // address other nodes and the controller use
+  std::string netns;         // namespace name (netns provider), else ""
   Remote* remote = nullptr;  // owned by the Cluster
 };
 

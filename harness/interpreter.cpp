@@ -38,7 +38,8 @@ class StopLatch {
       auto now = Clock::now();
       if (now >= until) return true;
       // Wake at least every 100 ms to notice an abort flag set by a signal.
-      cv_.wait_until(lock, std::min(until, now + std::chrono::milliseconds(100)));
+      cv_.wait_until(lock,
+                     std::min(until, now + std::chrono::milliseconds(100)));
     }
     return false;
   }
@@ -78,8 +79,9 @@ class Run {
     const auto& spec = *c_.spec;
     next_process_ = spec.workload.concurrency;
     auto started = Clock::now();
-    auto deadline = started + std::chrono::duration_cast<Clock::duration>(
-                                  std::chrono::duration<double>(spec.time_limit_s));
+    auto deadline =
+        started + std::chrono::duration_cast<Clock::duration>(
+                      std::chrono::duration<double>(spec.time_limit_s));
 
     std::vector<std::thread> workers;
     for (int w = 0; w < spec.workload.concurrency; ++w) {
@@ -228,7 +230,8 @@ class Run {
     };
     while (latch_.WaitUntil(Clock::now() + secs(n.interval_s))) {
       FaultStep step = c_.next_fault();
-      Value arg = Value::MakeObject({{"selector", Value::String(step.selector)}});
+      Value arg =
+          Value::MakeObject({{"selector", Value::String(step.selector)}});
       std::string start_f = "start-" + step.kind;
       RecordNemesis(start_f, EventType::kInvoke, arg, "");
       auto started = c_.nemesis->Start(step);
@@ -301,7 +304,8 @@ class Run {
     std::string fault;
     {
       std::lock_guard<std::mutex> lock(counters_.fault_mu);
-      fault = counters_.current_fault.empty() ? "none" : counters_.current_fault;
+      fault =
+          counters_.current_fault.empty() ? "none" : counters_.current_fault;
     }
     double elapsed =
         std::chrono::duration<double>(Clock::now() - started).count();

@@ -1,17 +1,19 @@
 // The interpreter against an in-memory register (a fake target: pure logic
 // only), checking the history it writes: well-formed, fresh process after
 // info, nemesis start/stop pairs, final reads last, and linearizable.
+#include "harness/interpreter.h"
+
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <map>
 #include <mutex>
 #include <set>
-#include <unistd.h>
 
 #include "checkers/history_io.h"
 #include "checkers/linearizable.h"
-#include "harness/interpreter.h"
 
 namespace {
 

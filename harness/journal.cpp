@@ -30,8 +30,8 @@ Journal::~Journal() {
 checkers::Event Journal::Append(checkers::Event event) {
   std::lock_guard<std::mutex> lock(mu_);
   event.index = static_cast<std::int64_t>(events_.size());
-  auto now = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                 Clock::now() - start_)
+  auto now = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() -
+                                                                  start_)
                  .count();
   std::int64_t last = events_.empty() ? 0 : events_.back().time.value_or(0);
   event.time = std::max<std::int64_t>(now, last);

@@ -17,8 +17,8 @@ namespace faultline::harness {
 
 // One step of the fault schedule, drawn by the seeded schedule generator.
 struct FaultStep {
-  std::string kind;      // "partition", "pause", "kill"
-  std::string selector;  // partition shape, or node selector for pause/kill
+  std::string kind;        // "partition", "pause", "kill"
+  std::string selector;    // partition shape, or node selector for pause/kill
   std::uint64_t seed = 0;  // for random choices inside the step
 };
 

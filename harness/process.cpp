@@ -166,8 +166,8 @@ CommandResult RunCommand(const std::vector<std::string>& argv,
   }
   if (timed_out) {
     result.exit_code = -1;
-    result.error = "timed out after " +
-                   std::to_string(options.timeout.count()) + " ms";
+    result.error =
+        "timed out after " + std::to_string(options.timeout.count()) + " ms";
   } else if (WIFEXITED(status)) {
     result.exit_code = WEXITSTATUS(status);
     if (result.exit_code == 127 && result.err.rfind("faultline: ", 0) == 0) {
@@ -175,8 +175,8 @@ CommandResult RunCommand(const std::vector<std::string>& argv,
     }
   } else {
     result.exit_code = -1;
-    result.error = std::string("killed by signal ") +
-                   std::to_string(WTERMSIG(status));
+    result.error =
+        std::string("killed by signal ") + std::to_string(WTERMSIG(status));
   }
   return result;
 }

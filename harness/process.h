@@ -35,9 +35,9 @@ CommandResult RunCommand(const std::vector<std::string>& argv,
                          const CommandOptions& options = {});
 
 struct SpawnOptions {
-  std::string netns;          // enter this namespace before exec
-  std::string log_path;       // stdout+stderr appended here ("" = /dev/null)
-  std::string working_dir;    // "" = inherit
+  std::string netns;             // enter this namespace before exec
+  std::string log_path;          // stdout+stderr appended here ("" = /dev/null)
+  std::string working_dir;       // "" = inherit
   std::vector<std::string> env;  // extra NAME=value entries
 };
 

@@ -33,7 +33,8 @@ class Remote {
   virtual Status Signal(pid_t pid, int sig) = 0;
 
   // Copies a file between the controller and the node.
-  virtual Status Upload(const std::string& local, const std::string& remote) = 0;
+  virtual Status Upload(const std::string& local,
+                        const std::string& remote) = 0;
   virtual Status Download(const std::string& remote,
                           const std::string& local) = 0;
 };

@@ -76,8 +76,9 @@ Result<std::string> ResolveRunDir(const std::string& arg) {
   std::error_code ec;
   fs::path p(arg);
   if (!fs::is_directory(p, ec)) {
-    return Fail(arg + ": not a directory (expected a run directory such as "
-                      "store/<test>/latest)");
+    return Fail(arg +
+                ": not a directory (expected a run directory such as "
+                "store/<test>/latest)");
   }
   fs::path canonical = fs::canonical(p, ec);
   if (ec) return Fail(arg + ": " + ec.message());

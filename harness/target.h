@@ -40,9 +40,9 @@ class Target {
   virtual Status Start(const Node& node) = 0;
   // Waits until every node that should be up serves requests.
   virtual Status AwaitHealthy(std::chrono::milliseconds timeout) = 0;
-  virtual Status Kill(const Node& node) = 0;   // SIGKILL
-  virtual Status Pause(const Node& node) = 0;  // SIGSTOP the system's pid
-  virtual Status Resume(const Node& node) = 0; // SIGCONT
+  virtual Status Kill(const Node& node) = 0;    // SIGKILL
+  virtual Status Pause(const Node& node) = 0;   // SIGSTOP the system's pid
+  virtual Status Resume(const Node& node) = 0;  // SIGCONT
   virtual bool Running(const Node& node) = 0;
   // What the node reports about itself. (Named Inspect, not Status: Status
   // is the harness result type in harness/result.h.)

@@ -71,8 +71,9 @@ std::string TextSummary(const RunSummary& s) {
   if (s.aborted) out << " [interrupted]";
   out << "\n";
   for (const auto& verdict : s.verdicts) {
-    out << "  " << verdict.checker << ": " << checkers::ToString(verdict.validity)
-        << " — " << verdict.summary << "\n";
+    out << "  " << verdict.checker << ": "
+        << checkers::ToString(verdict.validity) << " — " << verdict.summary
+        << "\n";
   }
   for (const auto& verdict : s.verdicts) {
     if (verdict.validity == Validity::kValid || verdict.explanation.empty())

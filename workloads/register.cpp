@@ -1,9 +1,9 @@
 #include "workloads/register.h"
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <thread>
-#include <algorithm>
 
 #include "checkers/linearizable.h"
 #include "checkers/stats.h"
@@ -44,7 +44,8 @@ class RegisterGenerator : public harness::WorkerGenerator {
       default: {
         op.f = "cas";
         std::int64_t expected = last->second;
-        op.value = Value::MakeList({Value::Int(expected), Value::Int(Fresh(k))});
+        op.value =
+            Value::MakeList({Value::Int(expected), Value::Int(Fresh(k))});
         break;
       }
     }

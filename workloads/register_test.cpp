@@ -1,7 +1,7 @@
+#include "workloads/register.h"
+
 #include <catch2/catch.hpp>
 #include <set>
-
-#include "workloads/register.h"
 
 using faultline::checkers::Value;
 using faultline::harness::Operation;

@@ -31,7 +31,8 @@ double Seconds(Clock::time_point from, Clock::time_point to) {
 }
 
 std::string IsoNow() {
-  auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  auto now =
+      std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm tm{};
   gmtime_r(&now, &tm);
   char buf[32];
@@ -93,7 +94,8 @@ std::string Preflight(const harness::TestSpec& spec) {
     }
   }
   if (FindTargetBinary(spec).empty()) {
-    return "the " + spec.target.name + " binary is not installed; run "
+    return "the " + spec.target.name +
+           " binary is not installed; run "
            "scripts/install-deps.sh (Debian package etcd-server)";
   }
   return "";
@@ -150,8 +152,8 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
   std::unique_ptr<harness::Nemesis> nemesis;
   std::string setup_error;
   {
-    auto c = harness::CreateNetnsCluster(spec.cluster, run_dir->run_id,
-                                         **ledger);
+    auto c =
+        harness::CreateNetnsCluster(spec.cluster, run_dir->run_id, **ledger);
     if (!c.ok()) {
       setup_error = "cluster: " + c.error();
     } else {
@@ -185,8 +187,8 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
   // --- workload and faults ---------------------------------------------------
   std::unique_ptr<harness::Journal> journal;
   if (setup_error.empty()) {
-    auto j = harness::Journal::Open(dir + "/" + harness::kHistoryFile,
-                                    Clock::now());
+    auto j =
+        harness::Journal::Open(dir + "/" + harness::kHistoryFile, Clock::now());
     if (!j.ok()) {
       setup_error = j.error();
     } else {
@@ -215,8 +217,9 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
         "{:.0f} ops/s; first operation {:.2f} s after start; {} faults "
         "applied, {} healed",
         report.invocations, report.ok, report.fail, report.info,
-        report.workload_s, report.invocations / std::max(report.workload_s, 1e-9),
-        first_op, report.faults_started, report.faults_healed);
+        report.workload_s,
+        report.invocations / std::max(report.workload_s, 1e-9), first_op,
+        report.faults_started, report.faults_healed);
     summary.phases.push_back({"workload", report.workload_s});
     summary.phases.push_back({"final", report.final_s});
     summary.problems = report.problems;
@@ -251,9 +254,9 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
   if (journal) {
     auto t_check = Clock::now();
     harness::CheckOptions co;
-    co.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                     std::chrono::duration<double>(
-                                         spec.checker.timeout_s));
+    co.deadline = Clock::now() +
+                  std::chrono::duration_cast<Clock::duration>(
+                      std::chrono::duration<double>(spec.checker.timeout_s));
     co.memory_limit_bytes =
         static_cast<std::size_t>(spec.checker.memory_limit_mb) * 1024 * 1024;
     summary.verdicts = (*workload)->Check(journal->Snapshot(), co);

@@ -51,13 +51,15 @@ int DoCheck(const CheckCliOptions& o) {
   }
   checkers::LinearizableOptions lin;
   lin.model = o.model;
-  lin.threads = o.threads > 0 ? o.threads
-                              : static_cast<int>(std::max(
-                                    1u, std::thread::hardware_concurrency()));
+  lin.threads =
+      o.threads > 0
+          ? o.threads
+          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (o.time_limit > 0) {
-    lin.deadline = std::chrono::steady_clock::now() +
-                   std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                       std::chrono::duration<double>(o.time_limit));
+    lin.deadline =
+        std::chrono::steady_clock::now() +
+        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+            std::chrono::duration<double>(o.time_limit));
   }
   lin.memory_limit_bytes =
       static_cast<std::uint64_t>(o.memory_limit_mb * 1024 * 1024);

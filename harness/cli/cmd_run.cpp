@@ -145,18 +145,18 @@ void AddRunCommand(CLI::App& root, int& exit_code) {
   auto* cmd = root.add_subcommand(
       "run", "Run test campaigns: cluster, workload, faults, checks, store");
   cmd->add_option("config", o->configs, "YAML campaign file(s)")->required();
-  o->time_limit_opt = cmd->add_option(
-      "--time-limit", o->time_limit,
-      "Seconds of workload and faults (overrides time_limit)");
+  o->time_limit_opt =
+      cmd->add_option("--time-limit", o->time_limit,
+                      "Seconds of workload and faults (overrides time_limit)");
   o->seed_opt = cmd->add_option(
       "--seed", o->seed, "Seed for operations and faults (overrides seed)");
-  o->concurrency_opt = cmd->add_option(
-      "--concurrency", o->concurrency,
-      "Client worker threads (overrides workload.concurrency)");
+  o->concurrency_opt =
+      cmd->add_option("--concurrency", o->concurrency,
+                      "Client worker threads (overrides workload.concurrency)");
   o->nodes_opt = cmd->add_option("--nodes", o->nodes,
                                  "Cluster size (overrides cluster.nodes)");
-  o->store_opt = cmd->add_option("--store", o->store,
-                                 "Store directory (overrides store)");
+  o->store_opt =
+      cmd->add_option("--store", o->store, "Store directory (overrides store)");
   cmd->add_option("--test-count", o->test_count,
                   "Run each config this many times (seeds seed, seed+1, ...)")
       ->check(CLI::Range(1, 10000));
@@ -165,7 +165,8 @@ void AddRunCommand(CLI::App& root, int& exit_code) {
                   "(default /run/faultline/active)");
   cmd->footer(
       "Each run is stored in STORE/NAME/TIMESTAMP/ (config.yaml, history.jsonl,"
-      "\nledger.jsonl, faultline.log, results.json, nodes/<node>/ logs), with a "
+      "\nledger.jsonl, faultline.log, results.json, nodes/<node>/ logs), with "
+      "a "
       "'latest'\nlink. Ctrl-C stops the workload early, heals every fault, "
       "tears down and still\nchecks what was recorded. Needs root (network "
       "namespaces).\n\nExit code: the worst outcome over all runs (invalid > "

@@ -17,7 +17,8 @@ void AddValidateCommand(CLI::App& root, int& exit_code) {
   cmd->footer(
       "Each problem is reported as file:line:column with what was expected "
       "and how to fix it.\nExit code 0 when every config is valid, 254 "
-      "otherwise.\n\nExamples:\n  faultline validate configs/etcd-register.yaml\n"
+      "otherwise.\n\nExamples:\n  faultline validate "
+      "configs/etcd-register.yaml\n"
       "  faultline validate configs/*.yaml configs/known/*.yaml");
   cmd->callback([files, &exit_code] {
     int code = 0;
