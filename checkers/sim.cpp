@@ -196,14 +196,20 @@ History Simulate(const SimOptions& o) {
           {uni(0, end), e.is_invoke() ? 0 : 1, seq++, std::move(e)});
     }
   }
-  std::sort(timed.begin(), timed.end(), [](const Timed& a, const Timed& b) {
+  // Sort positions, not the (large) events; seq makes the order total.
+  std::vector<std::size_t> order(timed.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+    const Timed& a = timed[x];
+    const Timed& b = timed[y];
     if (a.time != b.time) return a.time < b.time;
     if (a.order != b.order) return a.order < b.order;
     return a.seq < b.seq;
   });
   History h;
   h.reserve(timed.size());
-  for (Timed& t : timed) {
+  for (std::size_t i : order) {
+    Timed& t = timed[i];
     t.event.index = static_cast<std::int64_t>(h.size());
     if (o.with_time) t.event.time = t.time;
     h.push_back(std::move(t.event));

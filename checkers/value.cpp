@@ -2,6 +2,7 @@
 #include "checkers/value.h"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -9,6 +10,21 @@
 #include <functional>
 
 namespace faultline::checkers {
+
+// The heap nodes behind strings, lists and objects (value.h).
+struct Value::StringNode : Value::Node {
+  explicit StringNode(std::string v) : s(std::move(v)) {}
+  std::string s;
+};
+struct Value::ListNode : Value::Node {
+  explicit ListNode(List v) : items(std::move(v)) {}
+  List items;
+};
+struct Value::ObjectNode : Value::Node {
+  explicit ObjectNode(Object v) : fields(std::move(v)) {}
+  Object fields;
+};
+
 namespace {
 
 [[noreturn]] void WrongKind(const char* wanted, int line) {
@@ -95,81 +111,97 @@ void AppendDouble(std::string& out, double d) {
 
 }  // namespace
 
+Value Value::WithNode(Kind kind, const Node* n) {
+  Value v;
+  v.kind_ = kind;
+  v.bits_ = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(n));
+  return v;
+}
+
+void Value::Destroy() {
+  switch (kind_) {
+    case Kind::kString:
+      delete static_cast<const StringNode*>(node());
+      break;
+    case Kind::kList:
+      delete static_cast<const ListNode*>(node());
+      break;
+    case Kind::kObject:
+      delete static_cast<const ObjectNode*>(node());
+      break;
+    default:
+      break;
+  }
+  kind_ = Kind::kNull;
+  bits_ = 0;
+}
+
 Value Value::Bool(bool b) {
   Value v;
   v.kind_ = Kind::kBool;
-  v.b_ = b;
+  v.bits_ = b ? 1 : 0;
   return v;
 }
 
 Value Value::Int(std::int64_t i) {
   Value v;
   v.kind_ = Kind::kInt;
-  v.i_ = i;
+  v.bits_ = static_cast<std::uint64_t>(i);
   return v;
 }
 
 Value Value::Double(double d) {
   Value v;
   v.kind_ = Kind::kDouble;
-  v.d_ = d;
+  v.bits_ = std::bit_cast<std::uint64_t>(d);
   return v;
 }
 
 Value Value::String(std::string s) {
-  Value v;
-  v.kind_ = Kind::kString;
-  v.s_ = std::move(s);
-  return v;
+  return WithNode(Kind::kString, new StringNode(std::move(s)));
 }
 
 Value Value::MakeList(List items) {
-  Value v;
-  v.kind_ = Kind::kList;
-  v.list_ = std::move(items);
-  return v;
+  return WithNode(Kind::kList, new ListNode(std::move(items)));
 }
 
 Value Value::MakeObject(Object fields) {
-  Value v;
-  v.kind_ = Kind::kObject;
-  v.object_ = std::move(fields);
-  return v;
+  return WithNode(Kind::kObject, new ObjectNode(std::move(fields)));
 }
 
 bool Value::as_bool() const {
   if (kind_ != Kind::kBool) WrongKind("bool", __LINE__);
-  return b_;
+  return bits_ != 0;
 }
 
 std::int64_t Value::as_int() const {
   if (kind_ != Kind::kInt) WrongKind("int", __LINE__);
-  return i_;
+  return static_cast<std::int64_t>(bits_);
 }
 
 double Value::as_double() const {
   if (kind_ != Kind::kDouble) WrongKind("double", __LINE__);
-  return d_;
+  return std::bit_cast<double>(bits_);
 }
 
 const std::string& Value::as_string() const {
   if (kind_ != Kind::kString) WrongKind("string", __LINE__);
-  return s_;
+  return static_cast<const StringNode*>(node())->s;
 }
 
 const Value::List& Value::as_list() const {
   if (kind_ != Kind::kList) WrongKind("list", __LINE__);
-  return list_;
+  return static_cast<const ListNode*>(node())->items;
 }
 
 const Value::Object& Value::as_object() const {
   if (kind_ != Kind::kObject) WrongKind("object", __LINE__);
-  return object_;
+  return static_cast<const ObjectNode*>(node())->fields;
 }
 
 const Value* Value::Find(std::string_view field) const {
   if (kind_ != Kind::kObject) return nullptr;
-  for (const auto& [name, v] : object_) {
+  for (const auto& [name, v] : as_object()) {
     if (name == field) return &v;
   }
   return nullptr;
@@ -187,24 +219,24 @@ void Value::AppendJson(std::string& out) const {
       out += "null";
       return;
     case Kind::kBool:
-      out += b_ ? "true" : "false";
+      out += as_bool() ? "true" : "false";
       return;
     case Kind::kInt: {
       char buf[24];
-      auto res = std::to_chars(buf, buf + sizeof(buf), i_);
+      auto res = std::to_chars(buf, buf + sizeof(buf), as_int());
       out.append(buf, res.ptr);
       return;
     }
     case Kind::kDouble:
-      AppendDouble(out, d_);
+      AppendDouble(out, as_double());
       return;
     case Kind::kString:
-      AppendJsonString(out, s_);
+      AppendJsonString(out, as_string());
       return;
     case Kind::kList: {
       out += '[';
       bool first = true;
-      for (const Value& item : list_) {
+      for (const Value& item : as_list()) {
         if (!first) out += ',';
         first = false;
         item.AppendJson(out);
@@ -215,7 +247,7 @@ void Value::AppendJson(std::string& out) const {
     case Kind::kObject: {
       out += '{';
       bool first = true;
-      for (const auto& [name, v] : object_) {
+      for (const auto& [name, v] : as_object()) {
         if (!first) out += ',';
         first = false;
         AppendJsonString(out, name);
@@ -234,30 +266,32 @@ std::size_t Value::Hash() const {
     case Kind::kNull:
       return h;
     case Kind::kBool:
-      return Mix(h, b_ ? 1 : 2);
+      return Mix(h, bits_ != 0 ? 1 : 2);
     case Kind::kInt:
-      return Mix(h, std::hash<std::int64_t>{}(i_));
+      return Mix(h, std::hash<std::int64_t>{}(as_int()));
     case Kind::kDouble:
       // All NaNs compare equal (see CompareDouble), so they hash alike; and
       // 0.0 == -0.0, so hash them alike too.
-      if (std::isnan(d_)) return Mix(h, 0x7ff8);
-      return Mix(h, std::hash<double>{}(d_ == 0 ? 0.0 : d_));
+      if (std::isnan(as_double())) return Mix(h, 0x7ff8);
+      return Mix(h, std::hash<double>{}(as_double() == 0 ? 0.0 : as_double()));
     case Kind::kString:
-      return Mix(h, std::hash<std::string>{}(s_));
+      return Mix(h, std::hash<std::string>{}(as_string()));
     case Kind::kList:
-      for (const Value& item : list_) h = Mix(h, item.Hash());
-      return Mix(h, list_.size());
+      for (const Value& item : as_list()) h = Mix(h, item.Hash());
+      return Mix(h, as_list().size());
     case Kind::kObject:
-      for (const auto& [name, v] : object_) {
+      for (const auto& [name, v] : as_object()) {
         h = Mix(h, std::hash<std::string>{}(name));
         h = Mix(h, v.Hash());
       }
-      return Mix(h, object_.size());
+      return Mix(h, as_object().size());
   }
   return h;
 }
 
-bool operator==(const Value& a, const Value& b) { return Compare(a, b) == 0; }
+bool Value::EqualSlow(const Value& a, const Value& b) {
+  return Compare(a, b) == 0;
+}
 
 bool operator<(const Value& a, const Value& b) { return Compare(a, b) < 0; }
 
