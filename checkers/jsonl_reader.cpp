@@ -12,7 +12,9 @@
 // - Columns are 1-based byte offsets within the line.
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -58,6 +60,30 @@ FieldBit FieldOf(std::string_view name) {
   }
 }
 
+// Shares one Value per distinct string key across events: a history has
+// few keys and many events, and Values share their string node. Bounded,
+// so a file of distinct keys costs no more than without it.
+class KeyCache {
+ public:
+  Value Get(std::string_view text) {
+    auto it = map_.find(text);
+    if (it != map_.end()) return it->second;
+    Value v = Value::String(std::string(text));
+    if (map_.size() < kMaxKeys) map_.emplace(std::string(text), v);
+    return v;
+  }
+
+ private:
+  static constexpr std::size_t kMaxKeys = 1 << 16;
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const {
+      return std::hash<std::string_view>{}(s);
+    }
+  };
+  std::unordered_map<std::string, Value, Hash, std::equal_to<>> map_;
+};
+
 struct LineError {
   std::size_t offset = 0;  // 0-based byte offset in the line
   std::string message;
@@ -66,8 +92,9 @@ struct LineError {
 
 class EventParser {
  public:
-  EventParser(std::string_view line, std::int64_t expected_index)
-      : line_(line), p_(line), expected_index_(expected_index) {}
+  EventParser(std::string_view line, std::int64_t expected_index,
+              KeyCache& keys)
+      : line_(line), p_(line), expected_index_(expected_index), keys_(keys) {}
 
   bool Parse(Event& e, LineError& err);
 
@@ -98,6 +125,7 @@ class EventParser {
   std::string_view line_;
   JsonParser p_;
   std::int64_t expected_index_;
+  KeyCache& keys_;
   Value scratch_;
   std::string name_;
   std::string type_;
@@ -256,6 +284,12 @@ bool EventParser::ParseField(std::string_view name, FieldBit bit,
       }
       return true;
     case kKey:
+      if (p_.peek() == '"') {
+        std::string_view k;
+        if (!ReadString(type_, k, err)) return false;
+        e.key = keys_.Get(k);
+        return true;
+      }
       if (!p_.ParseValue(e.key)) return FromParser(err);
       if (!e.key.is_null() && !e.key.is_string() && !e.key.is_int()) {
         return Fail(err, at,
@@ -459,6 +493,7 @@ ReadResult ParseJsonl(std::string_view text) {
   std::int64_t blank = 0;
   std::int64_t first_blank = 0;
   LineError err;
+  KeyCache keys;
   while (pos < text.size()) {
     ++line_no;
     const char* nl = static_cast<const char*>(
@@ -475,7 +510,7 @@ ReadResult ParseJsonl(std::string_view text) {
     }
     auto index = static_cast<std::int64_t>(result.history.size());
     Event& e = result.history.emplace_back();
-    EventParser parser(line, index);
+    EventParser parser(line, index, keys);
     if (parser.Parse(e, err)) continue;
     result.history.pop_back();
     if (!terminated && err.truncated) {

@@ -26,7 +26,9 @@ namespace faultline::checkers::linear {
 inline constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
 
 // One operation of a partition. Points into the History being checked,
-// which must outlive it.
+// which must outlive it, and keeps its own copy of what the model sees
+// (copies of Values share their nodes), so the search and the pre-passes
+// read the op without touching the scattered events.
 struct Op {
   const Event* inv = nullptr;  // the invoke
   const Event* ok = nullptr;   // the ok completion, or nullptr
@@ -37,15 +39,13 @@ struct Op {
   EventType outcome = EventType::kInvoke;  // kOk, kInfo, or kInvoke (never
                                            // completed)
   bool closed = false;  // an info op whose interval an observation closed
+  Operation operation;  // f, input, output (when ok) and completed
   bool mandatory() const { return ret != kNever; }
   bool completed() const { return ok != nullptr; }
   std::int64_t invoke_index() const { return inv->index; }
   std::int64_t process() const { return inv->process; }
-  // The model's view (copies f and the values).
-  Operation Make() const {
-    return Operation{inv->f, inv->value, ok != nullptr ? ok->value : Value(),
-                     ok != nullptr};
-  }
+  // The model's view.
+  const Operation& Make() const { return operation; }
 };
 
 struct Partition {

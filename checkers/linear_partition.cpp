@@ -1,6 +1,8 @@
 // Building per-key partitions from a history, the interned state table and
 // the memory budget of the linearizability checker.
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <unordered_map>
 
 #include "checkers/linear_internal.h"
@@ -18,11 +20,11 @@ struct Pending {
 BuildResult BuildPartitions(const History& history, const Model& model) {
   BuildResult out;
   bool all_timed = true;
+  std::int64_t max_process = -1;
   for (const Event& e : history) {
-    if (!e.is_nemesis() && !e.time) {
-      all_timed = false;
-      break;
-    }
+    if (e.is_nemesis()) continue;
+    if (!e.time) all_timed = false;
+    max_process = std::max(max_process, e.process);
   }
   auto pos = [&](const Event& e, bool is_return) -> std::int64_t {
     std::int64_t base = all_timed ? *e.time : e.index;
@@ -30,58 +32,96 @@ BuildResult BuildPartitions(const History& history, const Model& model) {
   };
 
   std::unordered_map<Value, std::size_t, ValueHash> part_of;
-  std::unordered_map<std::int64_t, Pending> pending;  // by process
-  std::vector<std::vector<bool>> failed;              // per partition op
+  // Outstanding op per process: a dense table when process ids are small
+  // (the usual case), a hash map otherwise.
+  constexpr Pending kNone{SIZE_MAX, 0};
+  bool dense = max_process < static_cast<std::int64_t>(
+                                 std::max<std::size_t>(1024, history.size()));
+  std::vector<Pending> pending_dense(
+      dense ? static_cast<std::size_t>(max_process + 1) : 0, kNone);
+  std::unordered_map<std::int64_t, Pending> pending_map;
+  auto pending_of = [&](std::int64_t process) -> Pending* {
+    if (dense) {
+      Pending& pd = pending_dense[static_cast<std::size_t>(process)];
+      return pd.partition == SIZE_MAX ? nullptr : &pd;
+    }
+    auto it = pending_map.find(process);
+    return it == pending_map.end() ? nullptr : &it->second;
+  };
+  auto set_pending = [&](std::int64_t process, Pending pd) {
+    if (dense) {
+      pending_dense[static_cast<std::size_t>(process)] = pd;
+    } else if (pd.partition == SIZE_MAX) {
+      pending_map.erase(process);
+    } else {
+      pending_map[process] = pd;
+    }
+  };
+  std::vector<std::vector<bool>> failed;  // per partition op
   std::int64_t last_time = std::numeric_limits<std::int64_t>::min();
+  // The last key seen and its partition: consecutive events often share a
+  // key (and, read from JSONL, the same string node).
+  const Value* last_key = nullptr;
+  std::size_t last_part = 0;
 
   for (const Event& e : history) {
     if (e.is_nemesis()) continue;
-    std::string where = "event " + std::to_string(e.index) + ": ";
+    auto where = [&e] { return "event " + std::to_string(e.index) + ": "; };
     if (e.process < 0) {
-      out.error = where + "process must be >= 0 or \"nemesis\"";
+      out.error = where() + "process must be >= 0 or \"nemesis\"";
       return out;
     }
     if (all_timed) {
       if (*e.time < last_time) {
-        out.error = where + "time goes backwards";
+        out.error = where() + "time goes backwards";
         return out;
       }
       last_time = *e.time;
     }
-    auto it = pending.find(e.process);
+    Pending* outstanding = pending_of(e.process);
     if (e.is_invoke()) {
-      if (it != pending.end()) {
-        out.error = where + "process " + std::to_string(e.process) +
+      if (outstanding != nullptr) {
+        out.error = where() + "process " + std::to_string(e.process) +
                     " invokes while an operation is outstanding";
         return out;
       }
       Op op;
       op.inv = &e;
       op.call = pos(e, false);
+      op.operation.f = e.f;
+      op.operation.input = e.value;
+      std::size_t part_index;
       Value key = model.PartitionKey(e.key, op.Make());
-      auto [pit, inserted] = part_of.emplace(key, out.partitions.size());
-      if (inserted) {
-        out.partitions.emplace_back();
-        out.partitions.back().key = key;
-        failed.emplace_back();
+      if (last_key != nullptr && *last_key == key) {
+        part_index = last_part;
+      } else {
+        auto [pit, inserted] = part_of.emplace(key, out.partitions.size());
+        if (inserted) {
+          out.partitions.emplace_back();
+          out.partitions.back().key = key;
+          failed.emplace_back();
+        }
+        part_index = pit->second;
+        last_key = &pit->first;
+        last_part = part_index;
       }
-      Partition& part = out.partitions[pit->second];
+      Partition& part = out.partitions[part_index];
       part.ops.push_back(std::move(op));
-      failed[pit->second].push_back(false);
-      pending[e.process] = {pit->second, part.ops.size() - 1};
+      failed[part_index].push_back(false);
+      set_pending(e.process, {part_index, part.ops.size() - 1});
       continue;
     }
-    if (it == pending.end()) {
-      out.error = where +
+    if (outstanding == nullptr) {
+      out.error = where() +
                   "completion without an outstanding invoke by process " +
                   std::to_string(e.process);
       return out;
     }
-    Pending pd = it->second;
-    pending.erase(it);
+    Pending pd = *outstanding;
+    set_pending(e.process, kNone);
     Op& op = out.partitions[pd.partition].ops[pd.op];
     if (op.inv->f != e.f) {
-      out.error = where + "completion f '" + e.f +
+      out.error = where() + "completion f '" + e.f +
                   "' does not match invoke f '" + op.inv->f + "'";
       return out;
     }
@@ -90,6 +130,8 @@ BuildResult BuildPartitions(const History& history, const Model& model) {
     if (e.type == EventType::kOk) {
       op.ok = &e;
       op.ret = pos(e, true);
+      op.operation.output = e.value;
+      op.operation.completed = true;
     } else if (e.type == EventType::kFail) {
       failed[pd.partition][pd.op] = true;
       ++out.failed_ops;
@@ -98,8 +140,7 @@ BuildResult BuildPartitions(const History& history, const Model& model) {
 
   for (std::size_t i = 0; i < out.partitions.size(); ++i) {
     Partition& part = out.partitions[i];
-    std::vector<Op> kept;
-    kept.reserve(part.ops.size());
+    std::size_t kept = 0;
     for (std::size_t j = 0; j < part.ops.size(); ++j) {
       if (failed[i][j]) continue;
       if (auto err = model.Validate(part.ops[j].Make())) {
@@ -107,13 +148,17 @@ BuildResult BuildPartitions(const History& history, const Model& model) {
             "event " + std::to_string(part.ops[j].invoke_index()) + ": " + *err;
         return out;
       }
-      kept.push_back(std::move(part.ops[j]));
+      if (kept != j) part.ops[kept] = std::move(part.ops[j]);
+      ++kept;
     }
+    part.ops.resize(kept);
+    part.ops.shrink_to_fit();
     // Invocations arrive in line order, which is call order; with times a
     // stable sort keeps it (times are non-decreasing).
-    std::stable_sort(kept.begin(), kept.end(),
-                     [](const Op& a, const Op& b) { return a.call < b.call; });
-    part.ops = std::move(kept);
+    auto by_call = [](const Op& a, const Op& b) { return a.call < b.call; };
+    if (!std::is_sorted(part.ops.begin(), part.ops.end(), by_call)) {
+      std::stable_sort(part.ops.begin(), part.ops.end(), by_call);
+    }
   }
   return out;
 }
