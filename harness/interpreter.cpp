@@ -84,6 +84,7 @@ class Run {
                       std::chrono::duration<double>(spec.time_limit_s));
 
     std::vector<std::thread> workers;
+    workers.reserve(static_cast<std::size_t>(spec.workload.concurrency));
     for (int w = 0; w < spec.workload.concurrency; ++w) {
       workers.emplace_back([this, w] { Worker(w); });
     }

@@ -81,6 +81,7 @@ class RegisterWorkload : public harness::Workload {
 
   std::vector<Operation> FinalOps() override {
     std::vector<Operation> ops;
+    ops.reserve(static_cast<std::size_t>(spec_.keys));
     for (int k = 0; k < spec_.keys; ++k) {
       ops.push_back({"read", Value::String(KeyName(k)), Value()});
     }

@@ -218,8 +218,9 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
         "applied, {} healed",
         report.invocations, report.ok, report.fail, report.info,
         report.workload_s,
-        report.invocations / std::max(report.workload_s, 1e-9), first_op,
-        report.faults_started, report.faults_healed);
+        static_cast<double>(report.invocations) /
+            std::max(report.workload_s, 1e-9),
+        first_op, report.faults_started, report.faults_healed);
     summary.phases.push_back({"workload", report.workload_s});
     summary.phases.push_back({"final", report.final_s});
     summary.problems = report.problems;

@@ -59,7 +59,7 @@ class SignalWatcher {
     sigaddset(&set_, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &set_, nullptr);
     thread_ = std::thread([this] {
-      timespec tick{0, 200 * 1000 * 1000};
+      timespec tick{0, 200L * 1000 * 1000};
       while (!done_) {
         int sig = sigtimedwait(&set_, nullptr, &tick);
         if (sig == SIGINT || sig == SIGTERM) {
