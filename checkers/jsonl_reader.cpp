@@ -11,9 +11,12 @@
 // - Optional fields (time, key, error, node) may be null, meaning absent.
 // - Columns are 1-based byte offsets within the line.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -462,20 +465,6 @@ bool EventParser::Parse(Event& e, LineError& err) {
   return true;
 }
 
-// Number of lines (memchr is vectorized; std::count is not, at -O2).
-std::size_t CountLines(std::string_view text) {
-  std::size_t lines = 1;
-  const char* p = text.data();
-  const char* end = text.data() + text.size();
-  while (p < end) {
-    const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
-    if (nl == nullptr) break;
-    ++lines;
-    p = static_cast<const char*>(nl) + 1;
-  }
-  return lines;
-}
-
 bool IsBlank(std::string_view line) {
   for (char c : line) {
     if (c != ' ' && c != '\t' && c != '\r') return false;
@@ -483,51 +472,151 @@ bool IsBlank(std::string_view line) {
   return true;
 }
 
-}  // namespace
-
-ReadResult ParseJsonl(std::string_view text) {
-  ReadResult result;
-  result.history.reserve(CountLines(text));
+// Calls fn(line, terminated) for each line of `text` (memchr is
+// vectorized); stops when fn returns false. A "\r" before "\n" is kept.
+template <typename Fn>
+void ForEachLine(std::string_view text, Fn&& fn) {
   std::size_t pos = 0;
-  std::int64_t line_no = 0;
-  std::int64_t blank = 0;
-  std::int64_t first_blank = 0;
-  LineError err;
-  KeyCache keys;
   while (pos < text.size()) {
-    ++line_no;
     const char* nl = static_cast<const char*>(
         std::memchr(text.data() + pos, '\n', text.size() - pos));
     bool terminated = nl != nullptr;
     std::size_t end =
         terminated ? static_cast<std::size_t>(nl - text.data()) : text.size();
-    std::string_view line = text.substr(pos, end - pos);
+    if (!fn(text.substr(pos, end - pos), terminated)) return;
     pos = terminated ? end + 1 : end;
+  }
+}
+
+std::size_t CountEventLines(std::string_view text) {
+  std::size_t n = 0;
+  ForEachLine(text, [&](std::string_view line, bool) {
+    if (!IsBlank(line)) ++n;  // as ParseRange decides (IsBlank skips \r)
+    return true;
+  });
+  return n;
+}
+
+// What parsing one run of whole lines found. Lines and indexes absolute.
+struct RangeResult {
+  std::size_t parsed = 0;  // events stored in the slots
+  std::int64_t lines = 0;  // lines seen
+  std::int64_t blank = 0;
+  std::int64_t first_blank = 0;
+  bool failed = false;
+  ReadError error;
+  std::string truncated_warning;  // non-empty: the last line was ignored
+};
+
+// Parses the lines of `text` (starting at line line_base + 1 and event
+// index_base) into slots[0, capacity).
+RangeResult ParseRange(std::string_view text, std::int64_t line_base,
+                       std::int64_t index_base, Event* slots,
+                       std::size_t capacity) {
+  RangeResult r;
+  LineError err;
+  KeyCache keys;
+  ForEachLine(text, [&](std::string_view line, bool terminated) {
+    std::int64_t line_no = line_base + ++r.lines;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (IsBlank(line)) {
-      if (blank++ == 0) first_blank = line_no;
-      continue;
+      if (r.blank++ == 0) r.first_blank = line_no;
+      return true;
     }
-    auto index = static_cast<std::int64_t>(result.history.size());
-    Event& e = result.history.emplace_back();
+    if (r.parsed >= capacity) std::abort();  // counted before: cannot happen
+    auto index = index_base + static_cast<std::int64_t>(r.parsed);
     EventParser parser(line, index, keys);
-    if (parser.Parse(e, err)) continue;
-    result.history.pop_back();
+    if (parser.Parse(slots[r.parsed], err)) {
+      ++r.parsed;
+      return true;
+    }
     if (!terminated && err.truncated) {
-      result.warnings.push_back(
+      r.truncated_warning =
           "line " + std::to_string(line_no) +
           ": ignored a truncated last line (no newline at the end, JSON cut "
           "short: " +
-          err.message + "); this is what a killed writer leaves behind");
-      break;
+          err.message + "); this is what a killed writer leaves behind";
+      return false;
     }
+    r.failed = true;
+    r.error.line = line_no;
+    r.error.column = static_cast<std::int64_t>(err.offset) + 1;
+    r.error.message = std::move(err.message);
+    return false;
+  });
+  return r;
+}
+
+// Below this size one thread parses the whole text.
+constexpr std::size_t kParallelBytes = 8u << 20;
+
+}  // namespace
+
+ReadResult ParseJsonl(std::string_view text) {
+  ReadResult result;
+  // Two halves split at a line boundary, parsed by two threads into their
+  // slots of one pre-sized history (each event's expected index is known
+  // from the count of event lines before it).
+  std::string_view first = text, second;
+  if (text.size() >= kParallelBytes &&
+      std::thread::hardware_concurrency() > 1) {
+    const char* nl = static_cast<const char*>(std::memchr(
+        text.data() + text.size() / 2, '\n', text.size() - text.size() / 2));
+    if (nl != nullptr) {
+      std::size_t cut = static_cast<std::size_t>(nl - text.data()) + 1;
+      first = text.substr(0, cut);
+      second = text.substr(cut);
+    }
+  }
+  std::size_t n1 = CountEventLines(first);
+  std::size_t n2 = second.empty() ? 0 : CountEventLines(second);
+  result.history.resize(n1 + n2);
+  RangeResult a, b;
+  if (second.empty()) {
+    a = ParseRange(first, 0, 0, result.history.data(), n1);
+  } else {
+    std::int64_t first_lines = 0;
+    ForEachLine(first, [&](std::string_view, bool) {
+      ++first_lines;
+      return true;
+    });
+    auto parse_second = [&] {
+      b = ParseRange(second, first_lines, static_cast<std::int64_t>(n1),
+                     result.history.data() + n1, n2);
+    };
+    std::thread other;
+    try {
+      other = std::thread(parse_second);
+    } catch (const std::system_error&) {
+      // No thread available: parse the second half afterwards.
+    }
+    a = ParseRange(first, 0, 0, result.history.data(), n1);
+    if (other.joinable()) {
+      other.join();
+    } else {
+      parse_second();
+    }
+  }
+  if (a.failed) {
+    result.history.resize(a.parsed);
     result.ok = false;
-    result.error.line = line_no;
-    result.error.column = static_cast<std::int64_t>(err.offset) + 1;
-    result.error.message = std::move(err.message);
+    result.error = std::move(a.error);
     return result;
   }
+  std::size_t kept = second.empty() ? a.parsed : n1 + b.parsed;
+  result.history.resize(kept);
+  if (b.failed) {
+    result.ok = false;
+    result.error = std::move(b.error);
+    return result;
+  }
+  const RangeResult& last = second.empty() ? a : b;
+  if (!last.truncated_warning.empty()) {
+    result.warnings.push_back(last.truncated_warning);
+  }
+  std::int64_t blank = a.blank + b.blank;
   if (blank > 0) {
+    std::int64_t first_blank = a.blank > 0 ? a.first_blank : b.first_blank;
     result.warnings.push_back("ignored " + std::to_string(blank) +
                               " blank line(s), the first at line " +
                               std::to_string(first_blank));
