@@ -70,6 +70,14 @@ std::uint64_t PeakRss() {
   return kb * 1024;
 }
 
+// CPU time (user + system, all threads) of this process so far.
+double CpuSeconds() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+         static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
 // Reads a whole file with one sized read (as harness::ReadFile does), so
 // the text is held once.
 bool ReadWhole(const std::string& path, std::string& out) {
@@ -119,7 +127,7 @@ int WriteCase(const Case& c) {
 int RunCase(const Case& c, int threads) {
   Clock::time_point t0 = Clock::now();
   fc::History h;
-  double read_s = 0, parse_s = 0, sim_s = 0;
+  double read_s = 0, parse_s = 0, sim_s = 0, parse_cpu = 0;
   if (c.file) {
     std::string text;
     if (!ReadWhole(FilePath(c), text)) {
@@ -128,7 +136,9 @@ int RunCase(const Case& c, int threads) {
       return 1;
     }
     Clock::time_point t1 = Clock::now();
+    double cpu1 = CpuSeconds();
     fc::ReadResult r = fc::ParseJsonl(text);
+    parse_cpu = CpuSeconds() - cpu1;
     text.clear();
     text.shrink_to_fit();
     if (!r.ok) {
@@ -146,6 +156,7 @@ int RunCase(const Case& c, int threads) {
     sim_s = Seconds(t0, Clock::now());
   }
   Clock::time_point t3 = Clock::now();
+  double cpu3 = CpuSeconds();
   fc::LinearizableOptions o;
   o.model = c.model;
   o.threads = threads;
@@ -157,21 +168,20 @@ int RunCase(const Case& c, int threads) {
   fc::Verdict v = fc::CheckLinearizable(h, o);
   Clock::time_point t4 = Clock::now();
   double check_s = Seconds(t3, t4);
+  double check_cpu = CpuSeconds() - cpu3;
   double e2e_s = Seconds(t0, t4) - sim_s;  // read + parse + check
   double ops = static_cast<double>(c.sim.ops);
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  double cpu_s =
-      static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-      static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+  double cpu_s = CpuSeconds();
   std::printf(
-      "%-34s %8lld %-8s %s %5.2fs parse %5.2fs check %5.2fs e2e %5.2fs "
-      "(cpu %5.2fs) | %9.0f ops/s check, %9.0f ops/s e2e | memo %ld, "
-      "checker peak %.1f MB | VmHWM %.0f MB",
+      "%-34s %8lld %-8s %s %5.2fs parse %5.2fs (cpu %5.2fs) check %5.2fs "
+      "(cpu %5.2fs) e2e %5.2fs (cpu %5.2fs) | %9.0f ops/s check, %9.0f ops/s "
+      "e2e | segments %ld, memo %ld, checker peak %.1f MB | VmHWM %.0f MB",
       c.name.c_str(), static_cast<long long>(c.sim.ops),
       std::string(fc::ToString(v.validity)).c_str(), c.file ? "read" : "sim ",
-      c.file ? read_s : sim_s, parse_s, check_s, e2e_s, cpu_s, ops / check_s,
-      ops / e2e_s, JsonCounter(v.details_json, "memo_entries"),
+      c.file ? read_s : sim_s, parse_s, parse_cpu, check_s, check_cpu, e2e_s,
+      cpu_s, ops / check_s, ops / e2e_s,
+      JsonCounter(v.details_json, "segments"),
+      JsonCounter(v.details_json, "memo_entries"),
       static_cast<double>(JsonCounter(v.details_json, "peak_bytes")) / 1e6,
       static_cast<double>(PeakRss()) / (1024.0 * 1024.0));
   if (v.validity != fc::Validity::kValid) {

@@ -420,6 +420,60 @@ SegmentResult Search::Run(const std::vector<std::uint32_t>& starts,
   return res;
 }
 
+// A segment of one op, without building a Search: the same results
+// (memo count and best prefix included) as Search::Run, which here either
+// applies the op (mandatory: one memo entry per distinct next state) or,
+// for an optional op, stops before trying it because no mandatory op
+// remains (optional ops only occur in a key's last segment, see
+// QuiescentSplits, which is never searched for all end states).
+SegmentResult SearchOne(const Partition& p, std::size_t begin,
+                        const std::vector<std::uint32_t>& starts, bool all_ends,
+                        bool witness, StateTable& table) {
+  SegmentResult res;
+  bool mandatory = p.ops[begin].mandatory();
+  std::vector<std::uint32_t> seen;  // memoized next states (few)
+  bool have_best = false, advanced = false;
+  auto add_end = [&](std::uint32_t state, std::uint32_t start, bool applied) {
+    for (std::uint32_t e : res.end_states) {
+      if (e == state) return;
+    }
+    res.end_states.push_back(state);
+    if (witness) {
+      res.witness_start.push_back(start);
+      res.witness_order.push_back(applied ? std::vector<std::size_t>{begin}
+                                          : std::vector<std::size_t>{});
+    }
+  };
+  for (std::uint32_t start : starts) {
+    if (!have_best) {
+      have_best = true;
+      res.best_state = start;
+      res.best_start = start;
+    }
+    if (!mandatory) {
+      add_end(start, start, false);
+    } else {
+      std::int64_t ns = table.Step(start, begin);
+      if (ns >= 0) {
+        auto next = static_cast<std::uint32_t>(ns);
+        if (std::find(seen.begin(), seen.end(), next) == seen.end()) {
+          seen.push_back(next);
+          if (!advanced) {
+            advanced = true;
+            res.best_state = next;
+            res.best_start = start;
+          }
+          add_end(next, start, true);
+        }
+      }
+    }
+    if (!all_ends && !res.end_states.empty()) break;
+  }
+  res.memo_entries = seen.size();
+  res.outcome = res.end_states.empty() ? Outcome::kViolation : Outcome::kOk;
+  return res;
+}
+
 }  // namespace
 
 SegmentResult SearchSegment(const Partition& p, std::size_t begin,
@@ -427,6 +481,12 @@ SegmentResult SearchSegment(const Partition& p, std::size_t begin,
                             const std::vector<std::uint32_t>& starts,
                             bool all_ends, bool witness, StateTable& table,
                             const Limits& limits) {
+  if (end == begin + 1) {
+    SegmentResult res = SearchOne(p, begin, starts, all_ends, witness, table);
+    res.seg_begin = begin;
+    res.seg_end = end;
+    return res;
+  }
   Search search(p, begin, end, table, limits);
   SegmentResult res = search.Run(starts, all_ends, witness);
   res.seg_begin = begin;
