@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <exception>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -134,7 +135,18 @@ LoadResult LoadConfigText(std::string_view text,
   spec.source_file = display_name;
   Provenance prov;
   Diagnostics diag(display_name);
-  ParseText(text, &spec, &prov, &diag);
+  try {
+    ParseText(text, &spec, &prov, &diag);
+  } catch (const std::exception& e) {
+    // Not expected (ParseText catches yaml-cpp's exceptions); never let one
+    // escape the loader.
+    LoadResult result;
+    result.errors.push_back(ConfigError{
+        display_name, 0, 0,
+        std::string("internal error while reading the config: ") + e.what(),
+        "please report this with the config file"});
+    return result;
+  }
   const bool parsed = !prov.at.empty();  // false: YAML syntax error or empty
   ApplyOverrides(overrides, &spec, &prov, &diag);
   if (parsed) ValidateCrossField(spec, prov, &diag);

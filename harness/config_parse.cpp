@@ -1,9 +1,12 @@
 // The config schema: YAML sections -> TestSpec fields, with the range and
 // hint of each field. Generic value reading is in config_reader.cpp,
 // cross-field rules in config_validate.cpp.
+#include <yaml-cpp/eventhandler.h>
+
 #include <optional>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -384,13 +387,59 @@ std::optional<Origin> FirstIndentTab(std::string_view text, int last_line) {
   return std::nullopt;
 }
 
+// Counts the documents of a stream without building them, and where each
+// starts. Used instead of YAML::LoadAll, which loops forever on some
+// malformed input in yaml-cpp 0.7 (jbeder/yaml-cpp#1040, fixed upstream by
+// pull request #1319): a document that starts where the previous one did
+// means the parser is stuck on a token.
+class DocumentCounter : public YAML::EventHandler {
+ public:
+  struct Doc {
+    YAML::Mark start;
+    std::optional<YAML::Mark> first_node;
+  };
+  std::vector<Doc> docs;
+
+  void OnDocumentStart(const YAML::Mark& m) override {
+    docs.push_back({m, std::nullopt});
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& m, YAML::anchor_t) override { Saw(m); }
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { Saw(m); }
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                const std::string&) override {
+    Saw(m);
+  }
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    Saw(m);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    Saw(m);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void Saw(const YAML::Mark& m) {
+    if (!docs.empty() && !docs.back().first_node) docs.back().first_node = m;
+  }
+};
+
 }  // namespace
 
 void ParseText(std::string_view text, TestSpec* spec, Provenance* prov,
                Diagnostics* diag) {
-  std::vector<YAML::Node> docs;
+  YAML::Node root;
+  DocumentCounter counter;
   try {
-    docs = YAML::LoadAll(std::string(text));
+    // Count documents first (stopping early), then build only the first.
+    std::istringstream in{std::string(text)};
+    YAML::Parser parser(in);
+    while (counter.docs.size() < 3 && parser.HandleNextDocument(counter)) {
+    }
+    root = YAML::Load(std::string(text));
   } catch (const YAML::ParserException& e) {
     std::string hint;
     if (e.msg.find("tab") != std::string::npos) {
@@ -422,15 +471,30 @@ void ParseText(std::string_view text, TestSpec* spec, Provenance* prov,
     diag->Add(at, "invalid YAML: " + e.msg);
     return;
   }
+  const auto& docs = counter.docs;
+  for (std::size_t i = 1; i < docs.size(); ++i) {
+    if (docs[i].start.pos == docs[i - 1].start.pos) {
+      // The parser made no progress: a token it cannot place.
+      const auto pos = static_cast<std::size_t>(docs[i].start.pos);
+      const std::string what =
+          pos < text.size() ? std::string(1, text[pos]) : std::string("?");
+      diag->Add(Origin{docs[i].start.line + 1, docs[i].start.column + 1, ""},
+                "invalid YAML: unexpected `" + what + "`",
+                "a config is a mapping of `key: value` lines; quote text "
+                "that starts with one of , [ ] { } & * ! | > ' \" % @ `");
+      return;
+    }
+  }
   if (docs.size() > 1) {
-    diag->Add(OriginOf(docs[1]),
-              "the file holds " + std::to_string(docs.size()) +
-                  " YAML documents; expected exactly one",
+    const YAML::Mark at = docs[1].first_node.value_or(docs[1].start);
+    diag->Add(Origin{at.line + 1, at.column + 1, ""},
+              "the file holds more than one YAML document; expected exactly "
+              "one",
               "remove the `---` separator and merge or split the configs");
     return;
   }
   Parser parser(spec, prov, diag);
-  parser.Run(docs.empty() ? YAML::Node() : docs[0]);
+  parser.Run(docs.empty() ? YAML::Node() : root);
 }
 
 }  // namespace faultline::harness::config_internal

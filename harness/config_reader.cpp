@@ -149,7 +149,9 @@ void YamlReader::WalkMap(const YAML::Node& map, const std::string& prefix,
   }
   std::map<std::string, Origin> seen;
   for (auto it = map.begin(); it != map.end(); ++it) {
-    const YAML::Node& k = it->first;
+    // Copies: the iterator hands out a temporary pair proxy.
+    const YAML::Node k = it->first;
+    const YAML::Node v = it->second;
     const Origin key_at = OriginOf(k);
     if (!k.IsScalar()) {
       diag_->Add(key_at, "expected a key name, got " + Got(k),
@@ -173,7 +175,7 @@ void YamlReader::WalkMap(const YAML::Node& map, const std::string& prefix,
       UnknownKey(prefix, name, key_at, fields);
       continue;
     }
-    Item item{k, it->second, prefix.empty() ? name : prefix + "." + name, name};
+    Item item{k, v, prefix.empty() ? name : prefix + "." + name, name};
     def->handle(item);
   }
 }

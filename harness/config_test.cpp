@@ -292,7 +292,16 @@ TEST_CASE("name is required and checked", "[config]") {
   CHECK(Contains(empty.message, "empty"));
 
   ConfigError two = OnlyError(Load("name: a\n---\nname: b\n"));
-  CHECK(Contains(two.message, "2 YAML documents"));
+  CHECK(two.line == 3);
+  CHECK(Contains(two.message, "more than one YAML document"));
+
+  // yaml-cpp 0.7's LoadAll never returns on this input; the loader must.
+  ConfigError stray = OnlyError(Load(", x\n"));
+  CHECK(stray.line == 1);
+  CHECK(stray.column == 1);
+  CHECK(stray.message == "invalid YAML: unexpected `,`");
+  ConfigError stray2 = OnlyError(Load("name: a\n---\n, x\n"));
+  CHECK(stray2.line == 3);
 
   ConfigError list = OnlyError(Load("- name: a\n"));
   CHECK(Contains(list.message, "expected a mapping"));
@@ -589,4 +598,28 @@ TEST_CASE("known names and helpers", "[config]") {
   }
   CHECK(Known().partition_shapes.size() == 5);
   CHECK(Known().node_selectors.size() == 5);
+}
+
+TEST_CASE("hints speak in flags when a flag caused the error", "[config]") {
+  Overrides o;
+  o.nodes = 1;
+  ConfigError e =
+      OnlyError(Load("name: x\nnemesis: {faults: [partition]}\n", o));
+  CHECK(e.message ==
+        "--nodes 1: a partition needs at least 2 nodes, but cluster.nodes "
+        "is 1");
+  CHECK(e.hint ==
+        "remove partition from nemesis.faults, or pass --nodes 2 or more");
+
+  Overrides t;
+  t.time_limit_s = 3;
+  ConfigError late = OnlyError(Load("name: x\nnemesis: {interval: 3}\n", t));
+  CHECK(Contains(late.hint, "pass a --time-limit longer than"));
+
+  // The same rule, from the file alone, points at the file and its keys.
+  ConfigError file =
+      OnlyError(Load("name: x\ncluster: {nodes: 1}\n"
+                     "nemesis: {faults: [partition]}\n"));
+  CHECK(file.line == 2);
+  CHECK(Contains(file.hint, "set cluster.nodes to 2 or more"));
 }

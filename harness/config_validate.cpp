@@ -54,6 +54,14 @@ bool Has(const std::vector<std::string>& v, const std::string& x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
 
+// How to get `need` nodes, in the user's terms (flag or file).
+std::string MoreNodes(const Provenance& prov, int need) {
+  if (prov.Of("cluster.nodes").from_flag()) {
+    return "pass --nodes " + std::to_string(need) + " or more";
+  }
+  return "set cluster.nodes to " + std::to_string(need) + " or more";
+}
+
 // Names (shapes or selectors) from `names` that need more than `nodes`.
 struct Misfit {
   std::size_t index;
@@ -101,8 +109,7 @@ void CheckFit(const std::vector<std::string>& names,
                     "\" needs at least " + std::to_string(m.min_nodes) +
                     " nodes, but " + nodes_text,
                 "use " + what + "s that fit " + std::to_string(nodes) +
-                    " nodes (" + fit + "), or set cluster.nodes to " +
-                    std::to_string(m.min_nodes) + " or more");
+                    " nodes (" + fit + "), or " + MoreNodes(prov, m.min_nodes));
     }
     return;
   }
@@ -119,8 +126,8 @@ void CheckFit(const std::vector<std::string>& names,
                 (bad.size() == 1 ? "s" : "") + " at least " +
                 std::to_string(need) + " nodes, but " + nodes_text,
             "set " + list_path + " to " + what + "s that fit " +
-                std::to_string(nodes) + " nodes (" + fit +
-                "), or use at least " + std::to_string(need) + " nodes");
+                std::to_string(nodes) + " nodes (" + fit + "), or " +
+                MoreNodes(prov, need));
 }
 
 void CheckNemesis(const TestSpec& s, const Provenance& prov,
@@ -137,11 +144,11 @@ void CheckNemesis(const TestSpec& s, const Provenance& prov,
                 "list at least one shape, e.g. `partitions: [one, leader]`, "
                 "or remove partition from nemesis.faults");
     } else if (nodes < 2) {
-      diag->Add(prov.Blame({"cluster.nodes", "nemesis.faults"}),
-                "a partition needs at least 2 nodes, but cluster.nodes is " +
-                    std::to_string(nodes),
-                "remove partition from nemesis.faults, or use 3 or more "
-                "nodes");
+      diag->Add(
+          prov.Blame({"cluster.nodes", "nemesis.faults"}),
+          "a partition needs at least 2 nodes, but cluster.nodes is " +
+              std::to_string(nodes),
+          "remove partition from nemesis.faults, or " + MoreNodes(prov, 2));
     } else {
       CheckFit(n.partitions, Known().partition_shapes, "partition shape",
                "nemesis.partitions", nodes, &MinNodesForShape, prov, diag);
@@ -169,8 +176,12 @@ void CheckNemesis(const TestSpec& s, const Provenance& prov,
                   " s) is not shorter than time_limit (" +
                   FormatNumber(s.time_limit_s) +
                   " s), so no fault would ever start",
-              "shorten nemesis.interval, lengthen time_limit, or set "
-              "`faults: []` for a run without faults");
+              std::string(prov.Of("time_limit").from_flag()
+                              ? "pass a --time-limit longer than "
+                                "nemesis.interval"
+                              : "shorten nemesis.interval, lengthen "
+                                "time_limit") +
+                  ", or set `faults: []` for a run without faults");
   }
 }
 
