@@ -185,9 +185,9 @@ Status DeleteLink(const std::string& name, std::vector<std::string>* log) {
 int Rank(const std::string& kind) {
   static const std::map<std::string, int> kRanks = {
       {"stop", 0},  {"iptables", 1}, {"process", 2}, {"veth", 4},
-      {"netns", 5}, {"hostrule", 6}, {"bridge", 7}};
+      {"netns", 5}, {"hostrule", 6}, {"bridge", 7}, {"dir", 8}};
   auto it = kRanks.find(kind);
-  return it == kRanks.end() ? 8 : it->second;
+  return it == kRanks.end() ? 9 : it->second;
 }
 
 // Reads what can be read; `bad` gets the 1-based numbers of unparseable
@@ -366,6 +366,19 @@ Status UndoLedgerEntry(const LedgerEntry& e, std::vector<std::string>* log) {
           "iptables -D FORWARD -i " + e.name + " -o " + e.name + " -j ACCEPT");
     }
     return Fail("host FORWARD rule for " + e.name + " keeps reappearing");
+  }
+  if (e.kind == "dir") {
+    std::filesystem::path p(e.name);
+    if (p.filename().string().rfind("faultline-", 0) != 0) {
+      Log(log, "not removing " + e.name + ": not a faultline- scratch dir");
+      return Ok();
+    }
+    std::error_code ec;
+    if (!std::filesystem::exists(p, ec)) return Ok();
+    std::filesystem::remove_all(p, ec);
+    if (ec) return Fail("cannot remove " + e.name + ": " + ec.message());
+    Log(log, "rm -r " + e.name);
+    return Ok();
   }
   if (e.kind == "healed" || e.kind == "closed") return Ok();
   Log(log, "unknown ledger entry kind '" + e.kind + "' (seq " +

@@ -12,6 +12,9 @@
 //   stop     {pid,start_time}    SIGCONT (only if start_time still matches)
 //   hostrule {name}              iptables -D FORWARD -i <name> -o <name>
 //                                -j ACCEPT on the host (bridge <name>)
+//   dir      {name}              remove the directory tree <name>; only done
+//                                when its last component starts with
+//                                "faultline-" (a run's scratch directory)
 //   healed   {seq}               the entry `seq` was undone by the run
 //   closed   {}                  the run ended and healed itself
 //

@@ -24,10 +24,14 @@ class WorkerGenerator {
   virtual Operation Next() = 0;
 };
 
+// The checkers' memory bound when none is configured: past it a checker
+// answers unknown instead of exhausting the machine.
+inline constexpr std::size_t kDefaultCheckMemoryBytes = std::size_t{4} << 30;
+
 struct CheckOptions {
   int threads = 0;  // 0: all cores
   std::optional<std::chrono::steady_clock::time_point> deadline;
-  std::size_t memory_limit_bytes = 0;  // 0: default bound
+  std::size_t memory_limit_bytes = 0;  // 0: kDefaultCheckMemoryBytes
 };
 
 class Workload {

@@ -11,6 +11,8 @@ packages=(
   libcurl4-openssl-dev catch2
   # runtime: namespaces, firewall, process tools
   iproute2 iptables procps psmisc
+  # end-to-end tests read JSON with python3
+  python3
   # targets
   etcd-server etcd-client
 )

@@ -98,9 +98,9 @@ class RegisterWorkload : public harness::Workload {
                       : static_cast<int>(
                             std::max(1u, std::thread::hardware_concurrency()));
     lin.deadline = options.deadline;
-    if (options.memory_limit_bytes > 0) {
-      lin.memory_limit_bytes = options.memory_limit_bytes;
-    }
+    lin.memory_limit_bytes = options.memory_limit_bytes > 0
+                                 ? options.memory_limit_bytes
+                                 : harness::kDefaultCheckMemoryBytes;
     return {checkers::CheckLinearizable(history, lin),
             checkers::StatsVerdict(history)};
   }

@@ -9,6 +9,7 @@
 #include "checkers/linearizable.h"
 #include "harness/cli/commands.h"
 #include "harness/store.h"
+#include "harness/workload.h"
 
 namespace faultline::cli {
 namespace {
@@ -62,7 +63,9 @@ int DoCheck(const CheckCliOptions& o) {
             std::chrono::duration<double>(o.time_limit));
   }
   lin.memory_limit_bytes =
-      static_cast<std::uint64_t>(o.memory_limit_mb * 1024 * 1024);
+      o.memory_limit_mb > 0
+          ? static_cast<std::uint64_t>(o.memory_limit_mb * 1024 * 1024)
+          : harness::kDefaultCheckMemoryBytes;
   lin.witness = o.witness;
   checkers::Verdict v = checkers::CheckLinearizable(read.history, lin);
   if (o.json) {
@@ -106,7 +109,8 @@ void AddCheckCommand(CLI::App& root, int& exit_code) {
   cmd->add_option("--time-limit", o->time_limit,
                   "Give up (unknown) after this many seconds");
   cmd->add_option("--memory-limit", o->memory_limit_mb,
-                  "Give up (unknown) past this many MiB of search state");
+                  "Give up (unknown) past this many MiB of search state "
+                  "(default 4096)");
   cmd->add_flag("--json", o->json, "Print the verdict as JSON");
   cmd->add_flag("--witness", o->witness,
                 "On valid, print a linearization order per key");
