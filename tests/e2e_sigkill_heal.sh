@@ -45,6 +45,12 @@ for l in open(sys.argv[1]):
     try: e=json.loads(l)
     except ValueError: continue
     if e.get('kind')=='process': print(e['pid'])" "$run/ledger.jsonl")
+scratch=$(python3 -c "import json,sys
+for l in open(sys.argv[1]):
+    try: e=json.loads(l)
+    except ValueError: continue
+    if e.get('kind')=='dir': print(e['name'])" "$run/ledger.jsonl")
+[ -n "$scratch" ] && [ -d "$scratch" ] || fail "no scratch directory recorded and present"
 [ "${#namespaces[@]}" -eq 3 ] || fail "expected 3 namespaces in the ledger"
 [ "${#pids[@]}" -ge 3 ] || fail "expected etcd processes in the ledger"
 # Before healing, the leftovers are real (so the test can fail).
@@ -69,6 +75,7 @@ for p in "${pids[@]}"; do
 done
 stopped=$(ps -eo stat=,comm= | awk '$1 ~ /^T/ && $2 == "etcd"' | wc -l)
 [ "$stopped" -eq 0 ] || fail "$stopped stopped etcd processes remain"
+[ -e "$scratch" ] && fail "scratch directory $scratch remains"
 # Healing twice is harmless.
 "$FAULTLINE_BIN" heal "$run" >/dev/null || fail "second heal failed"
 echo "PASS: heal removed ${#namespaces[@]} namespaces, their links and ${#pids[@]} processes"
