@@ -408,7 +408,7 @@ Status UndoLedgerEntries(std::vector<LedgerEntry> todo,
                          std::vector<std::string>* log) {
   todo.erase(
       std::remove_if(todo.begin(), todo.end(),
-                     [](const LedgerEntry& e) { return Rank(e.kind) >= 8; }),
+                     [](const LedgerEntry& e) { return Rank(e.kind) >= 9; }),
       todo.end());
   // Safe order by kind; within a kind, newest first.
   std::stable_sort(todo.begin(), todo.end(),
