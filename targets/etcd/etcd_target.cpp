@@ -52,21 +52,8 @@ std::string ClientUrl(const std::string& ip) {
 }
 std::string PeerUrl(const std::string& ip) { return "http://" + ip + ":2380"; }
 
-// True once `pid` has completely exited (and is reaped when it is our child).
-// harness::ProcessAlive is not enough here: etcd is multi-threaded, and its
-// thread-group leader shows as a zombie while the other threads are still
-// exiting and still hold the listening sockets; only waitpid's report (which
-// the kernel delays until the whole group is gone) means the ports are free.
-bool Exited(pid_t pid) {
-  if (pid <= 0) return true;
-  int status = 0;
-  pid_t r = waitpid(pid, &status, WNOHANG);
-  if (r == pid) return true;
-  if (r == 0) return false;
-  // Not our child (or already reaped elsewhere): gone when it no longer
-  // exists at all.
-  return kill(pid, 0) != 0 && errno == ESRCH;
-}
+// True once `pid` has completely exited (reaped when it is our child).
+bool Exited(pid_t pid) { return !harness::ProcessAlive(pid); }
 
 // Waits until every pid in `pids` is gone (reaping our children), at most
 // `limit`. Returns the pids still alive.
@@ -191,10 +178,8 @@ harness::Status EtcdTarget::Setup(harness::Cluster& cluster) {
 
 harness::Status EtcdTarget::Start(const Node& node) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it =
-      std::find_if(members_.begin(), members_.end(),
-                   [&](const Member& m) { return m.node.name == node.name; });
-  if (it == members_.end()) return Fail("etcd: unknown node " + node.name);
+  Member* it = FindLocked(node);
+  if (it == nullptr) return Fail("etcd: unknown node " + node.name);
   if (it->pid != 0 && !Exited(it->pid)) return Ok();
   auto pid = it->node.remote->Start(CommandLine(it->node),
                                     NodeDir(it->node) + "/etcd.log", {});
@@ -204,6 +189,13 @@ harness::Status EtcdTarget::Start(const Node& node) {
   it->paused = false;
   it->stop_seq = 0;
   return Ok();
+}
+
+EtcdTarget::Member* EtcdTarget::FindLocked(const Node& node) {
+  for (Member& m : members_) {
+    if (m.node.name == node.name) return &m;
+  }
+  return nullptr;
 }
 
 void EtcdTarget::ReapLocked(Member& m) {
@@ -217,10 +209,8 @@ void EtcdTarget::ReapLocked(Member& m) {
 
 harness::Status EtcdTarget::Kill(const Node& node) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it =
-      std::find_if(members_.begin(), members_.end(),
-                   [&](const Member& m) { return m.node.name == node.name; });
-  if (it == members_.end()) return Fail("etcd: unknown node " + node.name);
+  Member* it = FindLocked(node);
+  if (it == nullptr) return Fail("etcd: unknown node " + node.name);
   if (it->pid == 0 || Exited(it->pid)) {
     ReapLocked(*it);
     return Ok();
@@ -239,10 +229,8 @@ harness::Status EtcdTarget::Kill(const Node& node) {
 
 harness::Status EtcdTarget::Pause(const Node& node) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it =
-      std::find_if(members_.begin(), members_.end(),
-                   [&](const Member& m) { return m.node.name == node.name; });
-  if (it == members_.end()) return Fail("etcd: unknown node " + node.name);
+  Member* it = FindLocked(node);
+  if (it == nullptr) return Fail("etcd: unknown node " + node.name);
   if (it->pid == 0 || Exited(it->pid)) {
     return Fail("etcd: pause " + node.name + ": not running");
   }
@@ -274,10 +262,8 @@ harness::Status EtcdTarget::Pause(const Node& node) {
 
 harness::Status EtcdTarget::Resume(const Node& node) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it =
-      std::find_if(members_.begin(), members_.end(),
-                   [&](const Member& m) { return m.node.name == node.name; });
-  if (it == members_.end()) return Fail("etcd: unknown node " + node.name);
+  Member* it = FindLocked(node);
+  if (it == nullptr) return Fail("etcd: unknown node " + node.name);
   if (!it->paused) return Ok();
   if (it->pid == 0 || Exited(it->pid)) {
     ReapLocked(*it);

@@ -103,6 +103,7 @@ class EtcdTarget : public harness::Target {
   // /v3/cluster/member/list on `ip` on a miss. "" when unknown.
   std::string MemberName(std::uint64_t id, const std::string& ip);
   void ReapLocked(Member& m);
+  Member* FindLocked(const harness::Node& node);  // nullptr if unknown
 
   harness::EtcdSpec spec_;
   harness::WorkloadSpec workload_;
