@@ -13,11 +13,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
 #include <string>
 #include <system_error>
 #include <thread>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -69,22 +67,50 @@ FieldBit FieldOf(std::string_view name) {
 class KeyCache {
  public:
   Value Get(std::string_view text) {
-    auto it = map_.find(text);
-    if (it != map_.end()) return it->second;
-    Value v = Value::String(std::string(text));
-    if (map_.size() < kMaxKeys) map_.emplace(std::string(text), v);
-    return v;
+    std::uint64_t h = HashOf(text);
+    std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+      Slot& slot = slots_[i];
+      if (slot.value.is_null()) {
+        Value v = Value::String(std::string(text));
+        if (count_ < kMaxKeys) {
+          slot.hash = h;
+          slot.value = v;
+          if (++count_ * 2 > slots_.size()) Grow();
+        }
+        return v;
+      }
+      if (slot.hash == h && slot.value.as_string() == text) return slot.value;
+    }
   }
 
  private:
   static constexpr std::size_t kMaxKeys = 1 << 16;
-  struct Hash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const {
-      return std::hash<std::string_view>{}(s);
-    }
+  struct Slot {
+    std::uint64_t hash = 0;
+    Value value;  // a string, or null when the slot is empty
   };
-  std::unordered_map<std::string, Value, Hash, std::equal_to<>> map_;
+  // FNV-1a, then a multiply to spread the low bits (keys are short).
+  static std::uint64_t HashOf(std::string_view s) {
+    std::uint64_t h = 0xcbf29ce484222325ULL;
+    for (char c : s) {
+      h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+    }
+    return (h ^ (h >> 32)) * 0x9e3779b97f4a7c15ULL >> 16;
+  }
+  void Grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.size() * 2, Slot{});
+    std::size_t mask = slots_.size() - 1;
+    for (Slot& s : old) {
+      if (s.value.is_null()) continue;
+      std::size_t i = s.hash & mask;
+      while (!slots_[i].value.is_null()) i = (i + 1) & mask;
+      slots_[i] = std::move(s);
+    }
+  }
+  std::vector<Slot> slots_ = std::vector<Slot>(64);
+  std::size_t count_ = 0;
 };
 
 struct LineError {
