@@ -35,21 +35,9 @@ grep -q '"kind":"iptables"' "$run/ledger.jsonl" || fail "no partition within 60 
 kill -9 "$pid"
 wait "$pid" 2>/dev/null || true
 
-mapfile -t namespaces < <(python3 -c "import json,sys
-for l in open(sys.argv[1]):
-    try: e=json.loads(l)
-    except ValueError: continue
-    if e.get('kind')=='netns': print(e['name'])" "$run/ledger.jsonl")
-mapfile -t pids < <(python3 -c "import json,sys
-for l in open(sys.argv[1]):
-    try: e=json.loads(l)
-    except ValueError: continue
-    if e.get('kind')=='process': print(e['pid'])" "$run/ledger.jsonl")
-scratch=$(python3 -c "import json,sys
-for l in open(sys.argv[1]):
-    try: e=json.loads(l)
-    except ValueError: continue
-    if e.get('kind')=='dir': print(e['name'])" "$run/ledger.jsonl")
+mapfile -t namespaces < <(ledger_values "$run/ledger.jsonl" netns name)
+mapfile -t pids < <(ledger_values "$run/ledger.jsonl" process pid)
+scratch=$(ledger_values "$run/ledger.jsonl" dir name)
 [ -n "$scratch" ] && [ -d "$scratch" ] || fail "no scratch directory recorded and present"
 [ "${#namespaces[@]}" -eq 3 ] || fail "expected 3 namespaces in the ledger"
 [ "${#pids[@]}" -ge 3 ] || fail "expected etcd processes in the ledger"

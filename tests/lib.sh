@@ -47,3 +47,13 @@ leftovers_for_run() {
   { ip netns list 2>/dev/null | grep -F -- "$id" || true
     ip -o link show 2>/dev/null | grep -F -- "$id" || true; }
 }
+
+# ledger_values LEDGER KIND FIELD: the FIELD of every ledger entry of KIND,
+# one per line (a torn last line is skipped, as heal does).
+ledger_values() {
+  python3 -c "import json,sys
+for l in open(sys.argv[1]):
+    try: e=json.loads(l)
+    except ValueError: continue
+    if e.get('kind')==sys.argv[2]: print(e[sys.argv[3]])" "$1" "$2" "$3"
+}
