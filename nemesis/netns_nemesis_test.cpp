@@ -1,6 +1,7 @@
 // NetnsNemesis: pause/kill against a fake target running `sleep` processes
 // (no root needed), and partitions on a real netns cluster (root needed:
-// those tests FAIL without it). Network tests use only 10.78.0.0/24.
+// those tests FAIL without it). Network tests use only 10.78.16.0/24 (the
+// harness netns tests use 10.78.0.0/24; ctest runs both binaries at once).
 #include "nemesis/netns_nemesis.h"
 
 #include <signal.h>
@@ -299,7 +300,7 @@ TEST_CASE("partitions cut node traffic both ways, never the controller",
   Setup s(run_id);
   harness::ClusterSpec spec;
   spec.nodes = 5;
-  spec.subnet = "10.78.0.0/24";
+  spec.subnet = "10.78.16.0/24";
   auto cluster = harness::CreateNetnsCluster(spec, run_id, *s.ledger);
   REQUIRE(cluster.ok());
   harness::Cluster& c = **cluster;

@@ -43,6 +43,7 @@ int DoAnalyze(const AnalyzeOptions& o) {
     return kExitUsage;
   }
   auto read = checkers::ParseJsonl(*text);
+  *text = std::string();  // the history holds what it needs; free the text
   for (const auto& w : read.warnings) {
     std::fprintf(stderr, "%s: warning: %s\n", history_path.c_str(), w.c_str());
   }

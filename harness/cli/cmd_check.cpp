@@ -35,6 +35,7 @@ int DoCheck(const CheckCliOptions& o) {
   if (o.format == "edn") format = checkers::HistoryFormat::kJepsenEdn;
   if (o.format == "porcupine") format = checkers::HistoryFormat::kPorcupine;
   auto read = checkers::ParseHistory(*text, format);
+  *text = std::string();  // the history holds what it needs; free the text
   for (const auto& w : read.warnings) {
     std::fprintf(stderr, "%s: warning: %s\n", o.file.c_str(), w.c_str());
   }
