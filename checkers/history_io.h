@@ -31,6 +31,9 @@ enum class HistoryFormat { kJsonl, kJepsenEdn, kPorcupine };
 
 // Parses a whole file's text. A truncated (unterminated, unparsable) last
 // line is ignored with a warning; any other malformed line is an error.
+// Texts of 8 MB or more are parsed in two halves on two threads (the same
+// events, errors and warnings as one thread); it falls back to one thread
+// when a second cannot be started. Reentrant.
 ReadResult ParseJsonl(std::string_view text);
 ReadResult ParseHistory(std::string_view text, HistoryFormat format);
 
