@@ -251,22 +251,31 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
 
   // --- teardown (always) -----------------------------------------------------
   auto t_teardown = Clock::now();
-  if (nemesis) {
-    auto s = nemesis->HealAll();
-    if (!s.ok()) summary.problems.push_back("heal: " + s.error());
-  }
-  if (target) {
-    auto s = target->Teardown(dir + "/" + harness::kNodesDir);
-    if (!s.ok()) summary.problems.push_back("teardown: " + s.error());
-  }
-  if (cluster) {
-    auto s = cluster->Destroy();
-    if (!s.ok()) summary.problems.push_back("cluster: " + s.error());
-  }
+  bool clean = true;  // everything the run created is gone
+  auto note = [&](const char* what, const harness::Status& s) {
+    if (s.ok()) return;
+    clean = false;
+    summary.problems.push_back(std::string(what) + ": " + s.error());
+  };
+  if (nemesis) note("heal", nemesis->HealAll());
+  if (target)
+    note("teardown", target->Teardown(dir + "/" + harness::kNodesDir));
+  if (cluster) note("cluster", cluster->Destroy());
   std::error_code ec;
   std::filesystem::remove_all(work_dir, ec);
-  if (!ec && work_seq > 0) (*ledger)->MarkHealed(work_seq);
-  (*ledger)->Close();
+  if (ec) {
+    note("scratch", harness::Fail(work_dir + ": " + ec.message()));
+  } else if (work_seq > 0) {
+    (*ledger)->MarkHealed(work_seq);
+  }
+  if (clean) {
+    (*ledger)->Close();  // no longer listed for `faultline heal --all`
+  } else {
+    spdlog::error(
+        "the run could not remove everything it created; run "
+        "`faultline heal {}`",
+        dir);
+  }
   double teardown_s = Seconds(t_teardown, Clock::now());
   spdlog::info("teardown done in {:.2f} s", teardown_s);
   summary.phases.push_back({"teardown", teardown_s});
