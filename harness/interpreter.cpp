@@ -198,8 +198,11 @@ class Run {
     auto next = Clock::now();
     while (!latch_.stopped()) {
       if (mean_s > 0) {
-        next += std::chrono::duration_cast<Clock::duration>(
-            std::chrono::duration<double>(jitter(rng)));
+        // After a slow op (e.g. a timeout) do not burst to catch up: the
+        // next delay counts from now.
+        next = std::max(next, Clock::now()) +
+               std::chrono::duration_cast<Clock::duration>(
+                   std::chrono::duration<double>(jitter(rng)));
         if (!latch_.WaitUntil(next)) break;
       }
       Operation op = gen->Next();
