@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_cases.h"
 #include "checkers/history.h"
 #include "checkers/sim.h"
 
@@ -36,29 +37,8 @@ struct DumpCase {
 
 std::vector<DumpCase> Cases(bool quick, bool invalid) {
   std::vector<DumpCase> cases;
-  for (std::int64_t n : {1000, 10000, 100000}) {
-    DumpCase c;
-    c.name = "single-key-10p-2info-" + std::to_string(n);
-    c.sim.seed = 42;
-    c.sim.processes = 10;
-    c.sim.ops = n;
-    c.sim.info_rate = 0.02;
-    c.sim.max_latency = 1000;
-    c.sim.max_gap = 200;
-    cases.push_back(c);
-  }
-  for (std::int64_t n : {100000, 1000000}) {
-    if (quick && n > 100000) continue;
-    DumpCase c;
-    c.name = "1000-keys-50p-1info-" + std::to_string(n);
-    c.sim.seed = 43;
-    c.sim.processes = 50;
-    c.sim.keys = 1000;
-    c.sim.ops = n;
-    c.sim.info_rate = 0.01;
-    c.sim.max_latency = 1000;
-    c.sim.max_gap = 200;
-    cases.push_back(c);
+  for (const auto& c : faultline::bench::ScalingCases(quick)) {
+    cases.push_back({c.stem, c.sim});
   }
   if (invalid) {
     // Not a benchmark case: the 100k-op, 1,000-key case with stale reads

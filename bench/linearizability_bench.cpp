@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_cases.h"
 #include "checkers/history_io.h"
 #include "checkers/linearizable.h"
 #include "checkers/sim.h"
@@ -235,29 +236,11 @@ int main(int argc, char** argv) {
     }
   }
   std::vector<Case> cases;
-  for (std::int64_t n : {1000, 10000, 100000}) {
+  for (const auto& sc : faultline::bench::ScalingCases(quick)) {
     Case c;
-    c.name = "1 key, 10 procs, 2% info";
-    c.sim.seed = 42;
-    c.sim.processes = 10;
-    c.sim.ops = n;
-    c.sim.info_rate = 0.02;
-    c.sim.max_latency = 1000;
-    c.sim.max_gap = 200;
-    cases.push_back(c);
-  }
-  for (std::int64_t n : {100000, 1000000}) {
-    if (quick && n > 100000) continue;
-    Case c;
-    c.name = "1000 keys, 50 procs, 1% info, file";
-    c.sim.seed = 43;
-    c.sim.processes = 50;
-    c.sim.keys = 1000;
-    c.sim.ops = n;
-    c.sim.info_rate = 0.01;
-    c.sim.max_latency = 1000;
-    c.sim.max_gap = 200;
-    c.file = true;
+    c.name = sc.name;
+    c.sim = sc.sim;
+    c.file = sc.many_keys;
     cases.push_back(c);
   }
   {
