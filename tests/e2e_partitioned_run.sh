@@ -37,7 +37,7 @@ set -e
 cat "$WORK/analyze.txt"
 [ "$arc" -eq "$rc" ] || fail "analyze exited $arc, run exited $rc"
 
-id=$(ledger_values "$run/ledger.jsonl" netns name | head -1 | cut -d- -f2)
+id=$(ledger_values "$run/ledger.jsonl" netns name | sed -n 1p | cut -d- -f2)
 [ -n "$id" ] || fail "the ledger records no namespace"
 [ -z "$(leftovers_for_run "$id")" ] || fail "resources remain: $(leftovers_for_run "$id")"
 echo "PASS: $ok ok operations, $starts partitions applied and healed"

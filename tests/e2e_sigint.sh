@@ -26,7 +26,7 @@ for _ in $(seq 1 600); do
   sleep 0.1
 done
 grep -q '"kind":"stop"' "$run/ledger.jsonl" || fail "no pause within 60 s"
-paused=$(ledger_values "$run/ledger.jsonl" stop pid | head -1)
+paused=$(ledger_values "$run/ledger.jsonl" stop pid | sed -n 1p)
 state=$(sed -E 's/.*\) (.).*/\1/' "/proc/$paused/stat")
 [ "$state" = T ] || fail "the paused member $paused is in state $state, not stopped"
 
@@ -39,7 +39,7 @@ cat "$WORK/out.txt"
 [ "$(json_get "$run/results.json" "j['aborted']")" = True ] || fail "results.json does not say aborted"
 grep -q '"f":"stop-pause"' "$run/history.jsonl" || fail "the pause was not healed in the history"
 [ -z "$(ls -A "$INDEX")" ] || fail "the run is still listed as active"
-id=$(ledger_values "$run/ledger.jsonl" netns name | head -1 | cut -d- -f2)
+id=$(ledger_values "$run/ledger.jsonl" netns name | sed -n 1p | cut -d- -f2)
 [ -z "$(leftovers_for_run "$id")" ] || fail "resources remain: $(leftovers_for_run "$id")"
 if [ -e "/proc/$paused/stat" ]; then
   state=$(sed -E 's/.*\) (.).*/\1/' "/proc/$paused/stat")

@@ -42,14 +42,16 @@ scratch=$(ledger_values "$run/ledger.jsonl" dir name)
 [ "${#namespaces[@]}" -eq 3 ] || fail "expected 3 namespaces in the ledger"
 [ "${#pids[@]}" -ge 3 ] || fail "expected etcd processes in the ledger"
 # Before healing, the leftovers are real (so the test can fail).
-ip netns list | grep -qF "${namespaces[0]}" || fail "namespace already gone before heal"
+# (Lists are captured first: with pipefail, `cmd | grep -q` can fail on
+# SIGPIPE when grep exits early.)
+grep -qF "${namespaces[0]}" <<<"$(ip netns list)" || fail "namespace already gone before heal"
 rules=$(ip netns exec "${namespaces[0]}" iptables -S INPUT | grep -c DROP || true)
 [ "$rules" -ge 1 ] || fail "no DROP rule in place before heal"
 
 "$FAULTLINE_BIN" heal "$run" || fail "heal exited $?"
 
 for ns in "${namespaces[@]}"; do
-  ip netns list | grep -qF "$ns" && fail "namespace $ns remains"
+  grep -qF "$ns" <<<"$(ip netns list)" && fail "namespace $ns remains"
   id="${ns#fl-}"; id="${id%%-*}"
   [ -z "$(leftovers_for_run "$id")" ] || fail "links remain: $(leftovers_for_run "$id")"
 done
