@@ -137,6 +137,12 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
   (void)harness::WriteFileAtomic(dir + "/" + harness::kConfigFile,
                                  summary.config_yaml);
 
+  auto workload = MakeWorkload(spec);
+  if (!workload.ok()) {
+    spdlog::error("{}", workload.error());
+    return result;
+  }
+
   std::string index_dir = options.index_dir.empty()
                               ? harness::DefaultActiveIndexDir()
                               : options.index_dir;
@@ -157,12 +163,6 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
   work_entry.kind = "dir";
   work_entry.name = work_dir;
   long work_seq = (*ledger)->Record(work_entry);
-
-  auto workload = MakeWorkload(spec);
-  if (!workload.ok()) {
-    spdlog::error("{}", workload.error());
-    return result;
-  }
 
   // --- setup ---------------------------------------------------------------
   auto t_setup = Clock::now();
