@@ -29,8 +29,8 @@ struct Event {
   std::int64_t process = 0;          // >= 0, or kNemesisProcess
   EventType type = EventType::kInvoke;
   std::string f;
-  Value key;    // null when absent (single-object history)
-  Value value;  // argument on invoke, observed result on ok
+  Value key;          // null when absent (single-object history)
+  Value value;        // argument on invoke, observed result on ok
   std::string error;  // empty when absent
   std::string node;   // empty when absent
   // Any other fields (latency_ns, fence, term, ...), in file order.

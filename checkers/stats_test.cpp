@@ -132,8 +132,7 @@ TEST_CASE("stats: no latency without times, unknown without ok", "[stats]") {
   CHECK(empty.details_json.find("\"ops\":{\"ok\":0") != std::string::npos);
 }
 
-TEST_CASE("stats: start-/stop- nemesis events bound fault windows",
-          "[stats]") {
+TEST_CASE("stats: start-/stop- nemesis events bound fault windows", "[stats]") {
   auto parsed = fc::ParseJsonl(
       R"({"index":0,"time":10,"process":"nemesis","type":"invoke","f":"start-partition","value":{"selector":"halves"}}
 {"index":1,"time":20,"process":"nemesis","type":"info","f":"start-partition","value":{"shape":"halves"}}

@@ -18,8 +18,8 @@ int ExitCode(Validity v);
 struct Verdict {
   std::string checker;  // e.g. "linearizable", "stats"
   Validity validity = Validity::kUnknown;
-  std::string summary;      // one line, for the terminal and JUnit
-  std::string explanation;  // readable multi-line text; may be empty
+  std::string summary;       // one line, for the terminal and JUnit
+  std::string explanation;   // readable multi-line text; may be empty
   std::string details_json;  // a JSON object for results.json; "{}" if none
 };
 

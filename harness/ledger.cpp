@@ -185,7 +185,7 @@ Status DeleteLink(const std::string& name, std::vector<std::string>* log) {
 int Rank(const std::string& kind) {
   static const std::map<std::string, int> kRanks = {
       {"stop", 0},  {"iptables", 1}, {"process", 2}, {"veth", 4},
-      {"netns", 5}, {"hostrule", 6}, {"bridge", 7}, {"dir", 8}};
+      {"netns", 5}, {"hostrule", 6}, {"bridge", 7},  {"dir", 8}};
   auto it = kRanks.find(kind);
   return it == kRanks.end() ? 9 : it->second;
 }
