@@ -21,6 +21,7 @@ inline constexpr const char* kHistoryFile = "history.jsonl";
 inline constexpr const char* kLedgerFile = "ledger.jsonl";
 inline constexpr const char* kLogFile = "faultline.log";
 inline constexpr const char* kResultsFile = "results.json";
+inline constexpr const char* kJunitFile = "junit.xml";
 inline constexpr const char* kNodesDir = "nodes";
 
 // Creates a fresh run directory and points `store/<test>/latest` at it.

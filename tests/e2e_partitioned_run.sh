@@ -19,6 +19,10 @@ run="$STORE/etcd-quick/latest"
 [ -f "$run/history.jsonl" ] || fail "no history stored"
 [ -f "$run/results.json" ] || fail "no results.json stored"
 [ "$(json_get "$run/results.json" "j['valid']")" = valid ] || fail "results.json is not valid"
+python3 -c "import sys, xml.dom.minidom as m
+s=m.parse(sys.argv[1]).getElementsByTagName('testsuite')[0]
+sys.exit(0 if s.getAttribute('failures')=='0' and s.getAttribute('errors')=='0' and int(s.getAttribute('tests'))>=2 else 1)" \
+  "$run/junit.xml" || fail "junit.xml is missing, malformed or not passing"
 ok=$(grep -c '"type":"ok"' "$run/history.jsonl")
 [ "$ok" -ge 500 ] || fail "only $ok ok operations"
 starts=$(grep -c '"process":"nemesis","type":"info","f":"start-partition"' "$run/history.jsonl" || true)

@@ -17,6 +17,7 @@ run=$(ls -d "$STORE"/*/latest)
 verdict=$(json_get "$run/results.json" "j['valid']")
 [ "$verdict" = invalid ] || fail "verdict $verdict, expected invalid (stale reads not found)"
 [ "$rc" -eq 0 ] || fail "run exited $rc although the expected anomaly was found"
+grep -q 'name="expect: invalid"/>' "$run/junit.xml" || fail "junit.xml does not pass the met expectation"
 grep -q "read" <(json_get "$run/results.json" "[c for c in j['checkers'] if c['checker']=='linearizable'][0]['summary']") \
   || fail "the explanation does not name the read"
 # The same verdict from the stored history, through `check`.

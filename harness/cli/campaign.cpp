@@ -19,6 +19,7 @@
 #include "harness/netns.h"
 #include "harness/store.h"
 #include "nemesis/schedule.h"
+#include "reports/junit.h"
 #include "reports/results.h"
 
 namespace faultline::cli {
@@ -302,6 +303,8 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
 
   (void)harness::WriteFileAtomic(dir + "/" + harness::kResultsFile,
                                  reports::ResultsJson(summary));
+  (void)harness::WriteFileAtomic(dir + "/" + harness::kJunitFile,
+                                 reports::JunitXml(summary));
   std::printf("\n%s", reports::TextSummary(summary).c_str());
   std::printf("stored in %s\n", dir.c_str());
   // A cluster that never came up is no verdict about the system.

@@ -12,6 +12,7 @@
 #include "harness/cli/registry.h"
 #include "harness/config.h"
 #include "harness/store.h"
+#include "reports/junit.h"
 #include "reports/results.h"
 
 namespace faultline::cli {
@@ -93,9 +94,23 @@ int DoAnalyze(const AnalyzeOptions& o) {
         if (old.contains(k)) fresh[k] = old[k];
       }
       summary.aborted = old.value("aborted", false);
+      summary.started_at = old.value("started_at", "");
+      if (old.contains("target") && old["target"].is_object()) {
+        summary.target_version = old["target"].value("version", "");
+      }
+      if (old.contains("phases") && old["phases"].is_array()) {
+        for (const auto& p : old["phases"]) {
+          if (p.is_object()) {
+            summary.phases.push_back(
+                {p.value("name", ""), p.value("seconds", 0.0)});
+          }
+        }
+      }
     }
   }
   (void)harness::WriteFileAtomic(results_path, fresh.dump(2) + "\n");
+  (void)harness::WriteFileAtomic(*dir + "/" + harness::kJunitFile,
+                                 reports::JunitXml(summary));
   std::printf("%s", reports::TextSummary(summary).c_str());
   return reports::RunExitCode(summary);
 }

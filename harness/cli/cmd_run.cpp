@@ -164,7 +164,9 @@ void AddRunCommand(CLI::App& root, int& exit_code) {
                   "Directory listing active runs for 'heal --all' "
                   "(default /run/faultline/active)");
   cmd->footer(
-      "Each run is stored in STORE/NAME/TIMESTAMP/ (config.yaml, history.jsonl,"
+      "Each run is stored in STORE/NAME/TIMESTAMP/ (config.yaml, "
+      "history.jsonl, "
+      "junit.xml,"
       "\nledger.jsonl, faultline.log, results.json, nodes/<node>/ logs), with "
       "a "
       "'latest'\nlink. Ctrl-C stops the workload early, heals every fault, "
