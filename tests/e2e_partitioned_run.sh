@@ -18,6 +18,7 @@ cat "$WORK/out.txt"
 run="$STORE/etcd-quick/latest"
 [ -f "$run/history.jsonl" ] || fail "no history stored"
 [ -f "$run/results.json" ] || fail "no results.json stored"
+validate_results "$run/results.json"
 [ "$(json_get "$run/results.json" "j['valid']")" = valid ] || fail "results.json is not valid"
 python3 -c "import sys, xml.dom.minidom as m
 s=m.parse(sys.argv[1]).getElementsByTagName('testsuite')[0]
@@ -40,6 +41,7 @@ arc=$?
 set -e
 cat "$WORK/analyze.txt"
 [ "$arc" -eq "$rc" ] || fail "analyze exited $arc, run exited $rc"
+validate_results "$run/results.json"
 
 id=$(ledger_values "$run/ledger.jsonl" netns name | sed -n 1p | cut -d- -f2)
 [ -n "$id" ] || fail "the ledger records no namespace"

@@ -14,6 +14,7 @@ rc=$?
 set -e
 cat "$WORK/out.txt"
 run=$(ls -d "$STORE"/*/latest)
+validate_results "$run/results.json"
 verdict=$(json_get "$run/results.json" "j['valid']")
 [ "$verdict" = invalid ] || fail "verdict $verdict, expected invalid (stale reads not found)"
 [ "$rc" -eq 0 ] || fail "run exited $rc although the expected anomaly was found"

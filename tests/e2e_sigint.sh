@@ -36,6 +36,7 @@ kill -0 "$pid" 2>/dev/null && fail "faultline did not exit within 60 s of SIGINT
 set +e; wait "$pid"; rc=$?; set -e
 cat "$WORK/out.txt"
 [ "$rc" -eq 0 ] || fail "interrupted run exited $rc, expected 0 (valid so far)"
+validate_results "$run/results.json"
 [ "$(json_get "$run/results.json" "j['aborted']")" = True ] || fail "results.json does not say aborted"
 grep -q '"f":"stop-pause"' "$run/history.jsonl" || fail "the pause was not healed in the history"
 [ -z "$(ls -A "$INDEX")" ] || fail "the run is still listed as active"

@@ -57,3 +57,21 @@ for l in open(sys.argv[1]):
     except ValueError: continue
     if e.get('kind')==sys.argv[2]: print(e[sys.argv[3]])" "$1" "$2" "$3"
 }
+
+# validate_results FILE: FILE must satisfy docs/results.schema.json.
+# Uses Debian's python3 (python3-jsonschema) or any python3 with jsonschema.
+validate_results() {
+  local py
+  for py in /usr/bin/python3 python3; do
+    if "$py" -c "import jsonschema" 2>/dev/null; then
+      "$py" -c "import json,sys,jsonschema
+s=json.load(open(sys.argv[1]))
+jsonschema.Draft202012Validator.check_schema(s)
+jsonschema.validate(json.load(open(sys.argv[2])), s)" \
+        "$FAULTLINE_SOURCE_DIR/docs/results.schema.json" "$1" \
+        || fail "$1 does not match docs/results.schema.json"
+      return 0
+    fi
+  done
+  fail "validating results.json needs python3-jsonschema (scripts/install-deps.sh)"
+}
