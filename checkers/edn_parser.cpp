@@ -423,15 +423,9 @@ std::string EventFromEdnMap(const Value& map, Event& e,
   for (const auto& [name, v] : map.as_object()) {
     if (name == "type") {
       has_type = true;
-      const std::string t = v.is_string() ? v.as_string() : "";
-      if (t == "invoke") {
-        e.type = EventType::kInvoke;
-      } else if (t == "ok") {
-        e.type = EventType::kOk;
-      } else if (t == "fail") {
-        e.type = EventType::kFail;
-      } else if (t == "info") {
-        e.type = EventType::kInfo;
+      auto t = ParseEventType(v.is_string() ? v.as_string() : "");
+      if (t) {
+        e.type = *t;
       } else {
         return ":type must be :invoke, :ok, :fail or :info, not " + v.ToJson();
       }

@@ -28,6 +28,14 @@ std::string_view ToString(EventType t) {
   return "invoke";
 }
 
+std::optional<EventType> ParseEventType(std::string_view name) {
+  for (EventType t : {EventType::kInvoke, EventType::kOk, EventType::kFail,
+                      EventType::kInfo}) {
+    if (ToString(t) == name) return t;
+  }
+  return std::nullopt;
+}
+
 const Value* Event::FindExtra(std::string_view name) const {
   for (const auto& [field, v] : extra) {
     if (field == name) return &v;

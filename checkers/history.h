@@ -19,6 +19,9 @@ namespace faultline::checkers {
 enum class EventType : std::uint8_t { kInvoke, kOk, kFail, kInfo };
 
 std::string_view ToString(EventType t);  // "invoke", "ok", "fail", "info"
+// The inverse of ToString: the type named `name`, or nullopt when `name` is
+// not one of "invoke", "ok", "fail", "info".
+std::optional<EventType> ParseEventType(std::string_view name);
 
 // The process id used for `"process": "nemesis"`.
 inline constexpr std::int64_t kNemesisProcess = -1;

@@ -277,14 +277,8 @@ bool EventParser::ParseField(std::string_view name, FieldBit bit,
       }
       std::string_view t;
       if (!ReadString(type_, t, err)) return false;
-      if (t == "invoke") {
-        e.type = EventType::kInvoke;
-      } else if (t == "ok") {
-        e.type = EventType::kOk;
-      } else if (t == "fail") {
-        e.type = EventType::kFail;
-      } else if (t == "info") {
-        e.type = EventType::kInfo;
+      if (auto parsed = ParseEventType(t)) {
+        e.type = *parsed;
       } else {
         std::string shown;
         AppendJsonString(shown, t);
