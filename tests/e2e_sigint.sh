@@ -20,12 +20,8 @@ YAML
   >"$WORK/out.txt" 2>&1 &
 pid=$!
 run="$STORE/sigint/latest"
-for _ in $(seq 1 600); do
-  grep -q '"kind":"stop"' "$run/ledger.jsonl" 2>/dev/null && break
-  kill -0 "$pid" 2>/dev/null || { cat "$WORK/out.txt"; fail "run ended before the pause"; }
-  sleep 0.1
-done
-grep -q '"kind":"stop"' "$run/ledger.jsonl" || fail "no pause within 60 s"
+# The start-pause info is written once the member is stopped.
+await_history "$pid" "$run" '"type":"info","f":"start-pause"' "the pause"
 paused=$(ledger_values "$run/ledger.jsonl" stop pid | sed -n 1p)
 state=$(sed -E 's/.*\) (.).*/\1/' "/proc/$paused/stat")
 [ "$state" = T ] || fail "the paused member $paused is in state $state, not stopped"

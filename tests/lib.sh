@@ -75,3 +75,16 @@ jsonschema.validate(json.load(open(sys.argv[2])), s)" \
   done
   fail "validating results.json needs python3-jsonschema (scripts/install-deps.sh)"
 }
+
+# await_history PID RUN PATTERN WHAT: waits (at most 60 s) until RUN's
+# history.jsonl has a line matching PATTERN, while the faultline process PID
+# still runs; fails naming WHAT otherwise.
+await_history() {
+  local pid="$1" run="$2" pattern="$3" what="$4"
+  for _ in $(seq 1 600); do
+    grep -q -- "$pattern" "$run/history.jsonl" 2>/dev/null && return 0
+    kill -0 "$pid" 2>/dev/null || { cat "$WORK/out.txt"; fail "run ended before $what"; }
+    sleep 0.1
+  done
+  fail "no $what within 60 s"
+}
