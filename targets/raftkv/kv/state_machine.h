@@ -8,6 +8,20 @@
 // (kExpire), proposed by the leader when its own timer fires
 // (lock_timers.h), so expiry is decided through the log.
 //
+// Lock leases and stale expiries. Every lease has a *generation*: the Raft
+// index of the entry that last granted or refreshed it (acquire, re-acquire
+// by the same owner, renew). The leader's timer (lock_timers.h) remembers
+// the (token, generation) it armed for; the kExpire it proposes carries
+// both, and applies only if the lock is still held under that token AND
+// that generation. A renew that applies after the expire was proposed but
+// before it applied moves the generation past the one in the expire, so the
+// stale expire is refused and the renewed lease survives. Generations are
+// Raft indexes, so they are unique and only grow, on every replica and
+// across leader changes, even when tokens repeat (unsafe token hints).
+//
+// Fencing: fence_[key] is the highest token any applied kFencedPut used for
+// key. It only grows; Put/Delete/Cas of the key do not touch it.
+//
 // Thread-safety: none; the server's single loop owns it.
 #pragma once
 
@@ -20,13 +34,13 @@
 namespace faultline::raftkv::kv {
 
 enum class Op : std::uint8_t {
-  kPut = 1,      // key, value
-  kDelete = 2,   // key
-  kCas = 3,      // key, expected, value: swaps iff present and == expected
-  kAcquire = 4,  // lock, owner, ttl_ms, token_hint
-  kRenew = 5,    // lock, owner, token, ttl_ms
-  kRelease = 6,  // lock, owner, token
-  kExpire = 7,   // lock, token: releases iff still held under that token
+  kPut = 1,        // key, value
+  kDelete = 2,     // key
+  kCas = 3,        // key, expected, value: swaps iff present and == expected
+  kAcquire = 4,    // lock, owner, ttl_ms, token_hint
+  kRenew = 5,      // lock, owner, token, ttl_ms
+  kRelease = 6,    // lock, owner, token
+  kExpire = 7,     // lock, token: releases iff still held under that token
   kFencedPut = 8,  // key, token, value: applies iff token >= highest seen
 };
 
@@ -37,42 +51,84 @@ struct Command {
   std::string expected;  // cas
   std::string owner;     // lock owner id (client-chosen)
   std::int64_t ttl_ms = 0;
-  std::uint64_t token = 0;  // renew/release/expire/fenced; acquire: hint
+  std::uint64_t token = 0;       // renew/release/expire/fenced; acquire: hint
+  std::uint64_t generation = 0;  // expire: the lease generation it ends
+  bool operator==(const Command&) const = default;
 };
 
+// Compact binary encoding (a version byte, the op, then only the fields the
+// op uses as varints / length-prefixed strings). Decode returns nullopt for
+// anything Encode could not have produced (unknown version or op,
+// truncated, trailing bytes); it never crashes or over-allocates.
 std::string Encode(const Command& c);
 std::optional<Command> Decode(const std::string& bytes);
+
+// Builders for the commands the server proposes.
+Command MakePut(std::string key, std::string value);
+Command MakeDelete(std::string key);
+Command MakeCas(std::string key, std::string expected, std::string value);
+Command MakeAcquire(std::string lock, std::string owner, std::int64_t ttl_ms,
+                    std::uint64_t token_hint = 0);
+Command MakeRenew(std::string lock, std::string owner, std::uint64_t token,
+                  std::int64_t ttl_ms);
+Command MakeRelease(std::string lock, std::string owner, std::uint64_t token);
+// `generation` is LockState::generation as the leader's timer saw it.
+Command MakeExpire(std::string lock, std::uint64_t token,
+                   std::uint64_t generation);
+Command MakeFencedPut(std::string key, std::uint64_t token, std::string value);
 
 // The outcome of applying one command, returned to the client that
 // proposed it.
 struct ApplyResult {
-  bool ok = false;          // put/delete: true; cas: swapped; lock ops:
-                            // granted/renewed/released; fenced: applied
-  std::optional<std::string> value;  // previous value (cas fail), etc.
-  std::uint64_t token = 0;  // acquire: the fencing token granted
-  std::string holder;       // acquire refused: current owner
-  std::uint64_t highest_token = 0;  // fenced put refused: highest seen
+  bool ok = false;  // put/delete: true; cas: swapped; lock ops:
+                    // granted/renewed/released; fenced: applied
+  // put/delete: the previous value (nullopt: the key was absent, so DEL
+  // replies :0); cas: the current value when the compare failed.
+  std::optional<std::string> value;
+  std::uint64_t token = 0;  // acquire/renew granted: the fencing token
+  std::string holder;       // lock op refused: current owner ("" if free)
+  std::uint64_t highest_token = 0;  // fenced put: highest token now seen
+  std::string reason;  // refused: one line saying why (for the reply)
 };
 
 struct LockState {
   std::string owner;
   std::uint64_t token = 0;
   std::int64_t ttl_ms = 0;
+  std::uint64_t generation = 0;  // index of the last grant/refresh entry
+  bool operator==(const LockState&) const = default;
 };
 
 class StateMachine {
  public:
-  // Applies the command in the entry at `index`. Acquire's fencing token is
-  // `index` (grows across leader changes), unless the command carries a
-  // nonzero token_hint (the unsafe per-term counter), which is used as is.
+  // Applies the command in the entry at `index` and sets applied() to it.
+  // Precondition: index > applied() (the applier never replays; violating
+  // it aborts with file:line).
+  //
+  // Acquire's fencing token is `index` (grows across leader changes),
+  // unless the command carries a nonzero token_hint (the unsafe per-term
+  // counter), which is used as is. Acquire of a lock the same owner holds
+  // returns the existing token and refreshes the lease (new ttl, new
+  // generation); held by another owner: refused with `holder`. ttl_ms <= 0
+  // is refused. Renew/Release need owner and token to match the holder.
+  // Expire needs token and generation to match. FencedPut applies iff
+  // token >= fence(key), then fence(key) = token.
   ApplyResult Apply(std::uint64_t index, const Command& c);
 
   std::optional<std::string> Get(const std::string& key) const;
   const std::map<std::string, LockState>& locks() const { return locks_; }
+  const std::map<std::string, std::string>& data() const { return data_; }
+  // Highest fenced-put token seen for key (0 if none).
+  std::uint64_t fence(const std::string& key) const;
   std::uint64_t applied() const { return applied_; }
   void set_applied(std::uint64_t i) { applied_ = i; }  // no-op entries
 
-  // Whole-state serialization for snapshots; Restore replaces the state.
+  // Whole-state serialization for snapshots (data, locks, fences, applied
+  // index), versioned and checksummed. Restore replaces the state and
+  // returns true iff `bytes` is a well-formed serialization whose applied
+  // index equals `index` and index >= applied() (never rolls back);
+  // otherwise returns false and leaves the state untouched. Never crashes
+  // on garbage.
   std::string Serialize() const;
   bool Restore(const std::string& bytes, std::uint64_t index);
 

@@ -1,0 +1,176 @@
+// Command encoding: [version=1][op] then the op's fields, in the order of
+// the Op comments in state_machine.h. Integers are varints (ttl_ms
+// zigzag), strings are length-prefixed.
+#include <utility>
+
+#include "targets/raftkv/kv/bytes.h"
+#include "targets/raftkv/kv/state_machine.h"
+
+namespace faultline::raftkv::kv {
+namespace {
+
+constexpr std::uint8_t kCommandVersion = 1;
+
+}  // namespace
+
+std::string Encode(const Command& c) {
+  std::string out;
+  out.reserve(8 + c.key.size() + c.value.size() + c.expected.size() +
+              c.owner.size());
+  out.push_back(static_cast<char>(kCommandVersion));
+  out.push_back(static_cast<char>(c.op));
+  bytes::PutString(&out, c.key);
+  switch (c.op) {
+    case Op::kPut:
+      bytes::PutString(&out, c.value);
+      break;
+    case Op::kDelete:
+      break;
+    case Op::kCas:
+      bytes::PutString(&out, c.expected);
+      bytes::PutString(&out, c.value);
+      break;
+    case Op::kAcquire:
+      bytes::PutString(&out, c.owner);
+      bytes::PutSigned(&out, c.ttl_ms);
+      bytes::PutVarint(&out, c.token);
+      break;
+    case Op::kRenew:
+      bytes::PutString(&out, c.owner);
+      bytes::PutVarint(&out, c.token);
+      bytes::PutSigned(&out, c.ttl_ms);
+      break;
+    case Op::kRelease:
+      bytes::PutString(&out, c.owner);
+      bytes::PutVarint(&out, c.token);
+      break;
+    case Op::kExpire:
+      bytes::PutVarint(&out, c.token);
+      bytes::PutVarint(&out, c.generation);
+      break;
+    case Op::kFencedPut:
+      bytes::PutVarint(&out, c.token);
+      bytes::PutString(&out, c.value);
+      break;
+  }
+  return out;
+}
+
+std::optional<Command> Decode(const std::string& in) {
+  bytes::Reader r(in);
+  std::uint8_t version = 0;
+  std::uint8_t op = 0;
+  if (!r.Byte(&version) || version != kCommandVersion || !r.Byte(&op)) {
+    return std::nullopt;
+  }
+  Command c;
+  c.op = static_cast<Op>(op);
+  if (!r.String(&c.key)) return std::nullopt;
+  bool ok = false;
+  switch (c.op) {
+    case Op::kPut:
+      ok = r.String(&c.value);
+      break;
+    case Op::kDelete:
+      ok = true;
+      break;
+    case Op::kCas:
+      ok = r.String(&c.expected) && r.String(&c.value);
+      break;
+    case Op::kAcquire:
+      ok = r.String(&c.owner) && r.Signed(&c.ttl_ms) && r.Varint(&c.token);
+      break;
+    case Op::kRenew:
+      ok = r.String(&c.owner) && r.Varint(&c.token) && r.Signed(&c.ttl_ms);
+      break;
+    case Op::kRelease:
+      ok = r.String(&c.owner) && r.Varint(&c.token);
+      break;
+    case Op::kExpire:
+      ok = r.Varint(&c.token) && r.Varint(&c.generation);
+      break;
+    case Op::kFencedPut:
+      ok = r.Varint(&c.token) && r.String(&c.value);
+      break;
+    default:
+      return std::nullopt;  // unknown op
+  }
+  if (!ok || !r.done()) return std::nullopt;
+  return c;
+}
+
+Command MakePut(std::string key, std::string value) {
+  Command c;
+  c.op = Op::kPut;
+  c.key = std::move(key);
+  c.value = std::move(value);
+  return c;
+}
+
+Command MakeDelete(std::string key) {
+  Command c;
+  c.op = Op::kDelete;
+  c.key = std::move(key);
+  return c;
+}
+
+Command MakeCas(std::string key, std::string expected, std::string value) {
+  Command c;
+  c.op = Op::kCas;
+  c.key = std::move(key);
+  c.expected = std::move(expected);
+  c.value = std::move(value);
+  return c;
+}
+
+Command MakeAcquire(std::string lock, std::string owner, std::int64_t ttl_ms,
+                    std::uint64_t token_hint) {
+  Command c;
+  c.op = Op::kAcquire;
+  c.key = std::move(lock);
+  c.owner = std::move(owner);
+  c.ttl_ms = ttl_ms;
+  c.token = token_hint;
+  return c;
+}
+
+Command MakeRenew(std::string lock, std::string owner, std::uint64_t token,
+                  std::int64_t ttl_ms) {
+  Command c;
+  c.op = Op::kRenew;
+  c.key = std::move(lock);
+  c.owner = std::move(owner);
+  c.token = token;
+  c.ttl_ms = ttl_ms;
+  return c;
+}
+
+Command MakeRelease(std::string lock, std::string owner, std::uint64_t token) {
+  Command c;
+  c.op = Op::kRelease;
+  c.key = std::move(lock);
+  c.owner = std::move(owner);
+  c.token = token;
+  return c;
+}
+
+Command MakeExpire(std::string lock, std::uint64_t token,
+                   std::uint64_t generation) {
+  Command c;
+  c.op = Op::kExpire;
+  c.key = std::move(lock);
+  c.token = token;
+  c.generation = generation;
+  return c;
+}
+
+Command MakeFencedPut(std::string key, std::uint64_t token, std::string value) {
+  Command c;
+  c.op = Op::kFencedPut;
+  c.key = std::move(key);
+  c.token = token;
+  c.value = std::move(value);
+  return c;
+}
+
+}  // namespace faultline::raftkv::kv
