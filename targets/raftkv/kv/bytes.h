@@ -42,7 +42,8 @@ class Reader {
     return true;
   }
 
-  // Rejects overlong encodings past 64 bits.
+  // Rejects encodings past 64 bits and non-minimal ones, so every value
+  // has exactly one encoding.
   bool Varint(std::uint64_t* v) {
     std::uint64_t result = 0;
     for (int shift = 0; shift < 64; shift += 7) {
@@ -52,6 +53,7 @@ class Reader {
       if (shift == 63 && part > 1) return false;
       result |= part << shift;
       if ((b & 0x80) == 0) {
+        if (b == 0 && shift > 0) return false;  // non-minimal encoding
         *v = result;
         return true;
       }

@@ -1,6 +1,7 @@
 #include "targets/raftkv/kv/lock_timers.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace faultline::raftkv::kv {
@@ -16,7 +17,7 @@ Nanos LockTimers::Deadline(std::int64_t ttl_ms, Nanos now) const {
   Nanos exact = now + std::max<std::int64_t>(ttl_ms, 0) * 1'000'000;
   // Without margins keep integer precision (deadline == now + ttl exactly).
   if (opts_.drift_epsilon == 0 && opts_.guard <= 0) return exact;
-  return static_cast<Nanos>(d);
+  return static_cast<Nanos>(std::ceil(d));  // round the safe way: later
 }
 
 void LockTimers::OnBecomeLeader(const std::map<std::string, LockState>& locks,
