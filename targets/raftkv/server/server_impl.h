@@ -1,0 +1,108 @@
+// Internal state of the raftkv server driver (server.h), shared by
+// server.cpp (startup, loop, Ready handling) and commands.cpp (client
+// commands and replies). Not a public interface.
+#pragma once
+
+#include <poll.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "targets/raftkv/kv/lock_timers.h"
+#include "targets/raftkv/kv/state_machine.h"
+#include "targets/raftkv/raft/raft.h"
+#include "targets/raftkv/server/client_port.h"
+#include "targets/raftkv/server/flags.h"
+#include "targets/raftkv/server/server.h"
+#include "targets/raftkv/server/transport.h"
+#include "targets/raftkv/storage/storage.h"
+
+namespace faultline::raftkv::server {
+
+raft::Nanos MonotonicNow();
+
+struct Server::Impl {
+  explicit Impl(Options o);
+
+  // --- server.cpp
+  std::string Start();
+  int Run();
+  void Iterate();
+  void OnTick(raft::Nanos now);
+  bool HandleReady(raft::Nanos now);  // false: fatal error
+  void ApplyEntry(const raft::Entry& e, raft::Nanos now);
+  void MaybeSnapshot();
+  void OnSoftState(const raft::SoftState& ss, raft::Nanos now);
+  void FailAll(const std::string& error);
+
+  // --- commands.cpp
+  void Dispatch(const ClientCommand& cmd, raft::Nanos now);
+  void Propose(const RequestRef& ref, const kv::Command& c, raft::Nanos now);
+  void StartRead(const RequestRef& ref, const std::string& key,
+                 raft::Nanos now);
+  // Follower-lease fast path; false if the read must go through the leader.
+  bool TryLocal(const RequestRef& ref, const std::string& key,
+                raft::Nanos deadline, raft::Nanos now);
+  void RetryParked(raft::Nanos now);
+  void ServeReady();  // read states whose index <= applied
+  void AnswerApplied(const raft::Entry& e, const kv::Command& c,
+                     const kv::ApplyResult& r, bool decoded);
+  std::string NotLeaderError(raft::NodeId leader, raft::Term term) const;
+  std::string StatusText(raft::Nanos now) const;
+  void ReplyError(const RequestRef& ref, const std::string& line);
+  void ReplyValue(const RequestRef& ref, const std::optional<std::string>& v);
+
+  Options opts;
+  raft::Nanos tick_interval = 5'000'000;
+  std::unique_ptr<storage::DiskStorage> disk;
+  std::unique_ptr<raft::Node> node;
+  kv::StateMachine sm;
+  kv::LockTimers timers;
+  std::unique_ptr<PeerTransport> transport;
+  server::ClientPort clients;
+
+  raft::Term applied_term = 0;      // term of the entry at sm.applied()
+  raft::Index snapshot_index = 0;   // last snapshot taken or restored
+  raft::SoftState soft;             // as last reported
+  std::uint64_t token_counter = 1;  // --unsafe lock-token-per-term
+  std::uint64_t next_context = 1;
+  raft::Nanos next_tick = 0;
+  bool fatal = false;
+
+  struct PendingWrite {
+    RequestRef ref;
+    raft::Term term = 0;
+    raft::Nanos deadline = 0;
+  };
+  // By log index; several proposals may share an index (a new leader
+  // re-used it); the committed entry there decides which one, if any, won.
+  std::multimap<raft::Index, PendingWrite> proposals;
+
+  struct PendingRead {
+    RequestRef ref;
+    std::string key;
+    raft::Nanos deadline = 0;
+    raft::Index index = 0;  // set once the read state arrived
+    bool have_index = false;
+  };
+  std::map<std::uint64_t, PendingRead> reads;  // by context
+  std::multimap<raft::Index, std::uint64_t> reads_by_index;
+
+  struct Parked {  // follower-lease local read that must wait (kWait)
+    RequestRef ref;
+    std::string key;
+    raft::Nanos deadline = 0;
+  };
+  std::vector<Parked> parked;
+
+  // Scratch buffers reused by every iteration.
+  std::vector<pollfd> fds;
+  std::vector<std::string> received;
+  std::vector<ClientCommand> commands;
+};
+
+}  // namespace faultline::raftkv::server
