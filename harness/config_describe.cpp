@@ -14,7 +14,11 @@ namespace faultline::harness {
 const KnownNames& Known() {
   static const KnownNames kKnown = {
       .targets = {{"etcd",
-                   "etcd v3 (Raft key-value store), one member per node", 1}},
+                   "etcd v3 (Raft key-value store), one member per node", 1},
+                  {"raftkv",
+                   "raftkv, this repository's own Raft key-value and lock "
+                   "server (RESP), one node per namespace",
+                   1}},
       .workloads = {{"register",
                      "read / write / compare-and-set on independent keys; "
                      "checked per key for linearizability (cas-register)",
@@ -219,13 +223,30 @@ std::string DescribeSpec(const TestSpec& s) {
   o += "  subnet: " + Quote(s.cluster.subnet) + "\n";
   o += "target:\n";
   o += "  name: " + Quote(s.target.name) + "\n";
-  o += std::string("  pre_vote: ") + (e.pre_vote ? "true" : "false") + "\n";
-  o += "  heartbeat_ms: " + std::to_string(e.heartbeat_ms) + "\n";
-  o += "  election_timeout_ms: " + std::to_string(e.election_timeout_ms) + "\n";
-  o += std::string("  serializable_reads: ") +
-       (e.serializable_reads ? "true" : "false") + "\n";
-  o += "  binary: " + Quote(e.binary) + "\n";
-  o += "  extra_args: " + Flow(e.extra_args, true) + "\n";
+  if (s.target.name == "raftkv") {
+    const RaftkvSpec& r = s.target.raftkv;
+    o += "  read_mode: " + Quote(r.read_mode) + "\n";
+    o += "  heartbeat_ms: " + std::to_string(r.heartbeat_ms) + "\n";
+    o += "  election_timeout_ms: " + std::to_string(r.election_timeout_ms) +
+         "\n";
+    o += "  follower_lease_ms: " + std::to_string(r.follower_lease_ms) + "\n";
+    o += std::string("  pre_vote: ") + (r.pre_vote ? "true" : "false") + "\n";
+    o += std::string("  check_quorum: ") + (r.check_quorum ? "true" : "false") +
+         "\n";
+    o += "  snapshot_entries: " + std::to_string(r.snapshot_entries) + "\n";
+    o += "  unsafe: " + Quote(r.unsafe) + "\n";
+    o += "  binary: " + Quote(r.binary) + "\n";
+    o += "  extra_args: " + Flow(r.extra_args, true) + "\n";
+  } else {
+    o += std::string("  pre_vote: ") + (e.pre_vote ? "true" : "false") + "\n";
+    o += "  heartbeat_ms: " + std::to_string(e.heartbeat_ms) + "\n";
+    o += "  election_timeout_ms: " + std::to_string(e.election_timeout_ms) +
+         "\n";
+    o += std::string("  serializable_reads: ") +
+         (e.serializable_reads ? "true" : "false") + "\n";
+    o += "  binary: " + Quote(e.binary) + "\n";
+    o += "  extra_args: " + Flow(e.extra_args, true) + "\n";
+  }
   o += "workload:\n";
   o += "  name: " + Quote(w.name) + "\n";
   o += "  keys: " + std::to_string(w.keys) + "\n";

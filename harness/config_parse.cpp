@@ -37,6 +37,11 @@ const std::vector<std::pair<std::string, std::string>>& AllKeys() {
       {"target", "serializable_reads"},
       {"target", "binary"},
       {"target", "extra_args"},
+      {"target", "read_mode"},
+      {"target", "follower_lease_ms"},
+      {"target", "check_quorum"},
+      {"target", "snapshot_entries"},
+      {"target", "unsafe"},
       {"workload", "keys"},
       {"workload", "concurrency"},
       {"workload", "rate"},
@@ -69,6 +74,16 @@ class Parser : public YamlReader {
  private:
   void Cluster(const Item& it);
   void Target(const Item& it);
+  std::vector<FieldDef> EtcdFields();
+  std::vector<FieldDef> RaftkvFields();
+  // Reports a key of another target than the one named (`name_known`:
+  // target.name is a known target, else its own error says enough).
+  FieldDef Foreign(const std::string& key, const std::string& owner,
+                   const std::string& chosen, bool name_known);
+  // extra_args: reports (and marks bad) every flag in `reserved`.
+  void ReservedFlags(const Item& x, const std::vector<std::string>& args,
+                     const std::set<std::string>& reserved,
+                     const std::string& hint);
   void Workload(const Item& it);
   void Mix(const Item& it);
   void Nemesis(const Item& it);
@@ -141,66 +156,177 @@ void Parser::Cluster(const Item& it) {
           });
 }
 
+void Parser::ReservedFlags(const Item& x, const std::vector<std::string>& args,
+                           const std::set<std::string>& reserved,
+                           const std::string& hint) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::string flag = args[i];
+    if (flag.starts_with("-") && !flag.starts_with("--")) {
+      flag = "-" + flag;  // both accept -flag as --flag
+    }
+    flag = flag.substr(0, flag.find('='));
+    if (reserved.count(flag) != 0) {
+      Item elem{x.key, x.value[i], x.path + "[" + std::to_string(i) + "]",
+                x.name};
+      Error(elem, flag + " is set by faultline itself and cannot be overridden",
+            hint);
+      prov_->bad.insert(x.path);
+    }
+  }
+}
+
+FieldDef Parser::Foreign(const std::string& key, const std::string& owner,
+                         const std::string& chosen, bool name_known) {
+  return {key, [this, key, owner, chosen, name_known](const Item& x) {
+            if (!name_known) return;  // target.name has its own error
+            Error(x,
+                  "`" + key + "` is a key of the " + owner +
+                      " target, but target.name is " + chosen,
+                  "set `name: " + owner + "` or remove `" + key + "`");
+          }};
+}
+
+std::vector<FieldDef> Parser::EtcdFields() {
+  EtcdSpec& e = spec_->target.etcd;
+  return {
+      {"pre_vote", [&](const Item& x) { Bool(x, &e.pre_vote); }},
+      {"heartbeat_ms",
+       [&](const Item& x) {
+         Millis(x, 10, 5000, &e.heartbeat_ms,
+                "etcd's default is 100; keep it near the round-trip "
+                "time between nodes");
+       }},
+      {"election_timeout_ms",
+       [&](const Item& x) {
+         Millis(x, 50, 50000, &e.election_timeout_ms,
+                "etcd accepts at most 50000; its default is 1000");
+       }},
+      {"serializable_reads",
+       [&](const Item& x) { Bool(x, &e.serializable_reads); }},
+      {"binary", [&](const Item& x) { Text(x, false, &e.binary); }},
+      {"extra_args",
+       [&](const Item& x) {
+         if (!TextList(x, &e.extra_args)) return;
+         static const std::set<std::string> kReserved = {
+             "--name",
+             "--data-dir",
+             "--listen-client-urls",
+             "--listen-peer-urls",
+             "--advertise-client-urls",
+             "--initial-advertise-peer-urls",
+             "--initial-cluster",
+             "--initial-cluster-state",
+             "--initial-cluster-token",
+             "--heartbeat-interval",
+             "--election-timeout",
+             "--pre-vote"};
+         ReservedFlags(x, e.extra_args, kReserved,
+                       "use the target keys (heartbeat_ms, "
+                       "election_timeout_ms, pre_vote) instead");
+       }},
+  };
+}
+
+std::vector<FieldDef> Parser::RaftkvFields() {
+  RaftkvSpec& r = spec_->target.raftkv;
+  return {
+      {"read_mode",
+       [&](const Item& x) {
+         static const std::vector<KnownName> kModes = {
+             {"readindex", "", 1}, {"lease", "", 1}, {"follower-lease", "", 1}};
+         Enum(x, kModes, "read mode", &r.read_mode);
+       }},
+      {"heartbeat_ms",
+       [&](const Item& x) {
+         Millis(x, 5, 5000, &r.heartbeat_ms, "raftkv's default is 50");
+       }},
+      {"election_timeout_ms",
+       [&](const Item& x) {
+         Millis(x, 20, 60000, &r.election_timeout_ms,
+                "raftkv's default is 500 (randomized in [t, 2t))");
+       }},
+      {"follower_lease_ms",
+       [&](const Item& x) {
+         Millis(x, 1, 60000, &r.follower_lease_ms,
+                "raftkv's default is 300; it must stay below "
+                "election_timeout_ms");
+       }},
+      {"pre_vote", [&](const Item& x) { Bool(x, &r.pre_vote); }},
+      {"check_quorum", [&](const Item& x) { Bool(x, &r.check_quorum); }},
+      {"snapshot_entries",
+       [&](const Item& x) {
+         Int(x, 10, 100000000, &r.snapshot_entries,
+             "a snapshot every N applied entries; raftkv's default is "
+             "10000");
+       }},
+      {"unsafe",
+       [&](const Item& x) {
+         static const std::vector<KnownName> kUnsafe = {
+             {"none", "", 1},
+             {"vote-not-persisted", "", 1},
+             {"leader-read-no-quorum", "", 1},
+             {"follower-lease-no-margin", "", 1},
+             {"commit-old-terms", "", 1},
+             {"lock-token-per-term", "", 1}};
+         Enum(x, kUnsafe, "unsafe switch", &r.unsafe);
+       }},
+      {"binary", [&](const Item& x) { Text(x, false, &r.binary); }},
+      {"extra_args",
+       [&](const Item& x) {
+         if (!TextList(x, &r.extra_args)) return;
+         static const std::set<std::string> kReserved = {
+             "--id",          "--peers",
+             "--listen",      "--data-dir",
+             "--read-mode",   "--heartbeat-ms",
+             "--election-ms", "--follower-lease-ms",
+             "--no-pre-vote", "--no-check-quorum",
+             "--unsafe",      "--snapshot-entries"};
+         ReservedFlags(x, r.extra_args, kReserved,
+                       "use the target keys (read_mode, heartbeat_ms, "
+                       "election_timeout_ms, follower_lease_ms, pre_vote, "
+                       "check_quorum, snapshot_entries, unsafe) instead");
+       }},
+  };
+}
+
 void Parser::Target(const Item& it) {
   Record(it);
   TargetSpec& t = spec_->target;
-  EtcdSpec& e = t.etcd;
-  WalkMap(
-      it.value, "target", ValueOrigin(it),
-      {
-          {"name",
-           [&](const Item& x) { Enum(x, Known().targets, "target", &t.name); }},
-          {"pre_vote", [&](const Item& x) { Bool(x, &e.pre_vote); }},
-          {"heartbeat_ms",
-           [&](const Item& x) {
-             Millis(x, 10, 5000, &e.heartbeat_ms,
-                    "etcd's default is 100; keep it near the round-trip "
-                    "time between nodes");
-           }},
-          {"election_timeout_ms",
-           [&](const Item& x) {
-             Millis(x, 50, 50000, &e.election_timeout_ms,
-                    "etcd accepts at most 50000; its default is 1000");
-           }},
-          {"serializable_reads",
-           [&](const Item& x) { Bool(x, &e.serializable_reads); }},
-          {"binary", [&](const Item& x) { Text(x, false, &e.binary); }},
-          {"extra_args",
-           [&](const Item& x) {
-             if (!TextList(x, &e.extra_args)) return;
-             static const std::set<std::string> kReserved = {
-                 "--name",
-                 "--data-dir",
-                 "--listen-client-urls",
-                 "--listen-peer-urls",
-                 "--advertise-client-urls",
-                 "--initial-advertise-peer-urls",
-                 "--initial-cluster",
-                 "--initial-cluster-state",
-                 "--initial-cluster-token",
-                 "--heartbeat-interval",
-                 "--election-timeout",
-                 "--pre-vote"};
-             for (std::size_t i = 0; i < e.extra_args.size(); ++i) {
-               std::string flag = e.extra_args[i];
-               if (flag.starts_with("-") && !flag.starts_with("--")) {
-                 flag = "-" + flag;  // etcd accepts -flag as --flag
-               }
-               flag = flag.substr(0, flag.find('='));
-               if (kReserved.count(flag) != 0) {
-                 Item elem{x.key, x.value[i],
-                           x.path + "[" + std::to_string(i) + "]", x.name};
-                 Error(elem,
-                       flag +
-                           " is set by faultline itself and cannot "
-                           "be overridden",
-                       "use the target keys (heartbeat_ms, "
-                       "election_timeout_ms, pre_vote) instead");
-                 prov_->bad.insert(x.path);
-               }
-             }
-           }},
-      });
+  // The keys depend on the target, so read `name` first.
+  std::string chosen = t.name;
+  bool name_known = true;
+  if (it.value.IsMap()) {
+    for (auto kv = it.value.begin(); kv != it.value.end(); ++kv) {
+      const YAML::Node k = kv->first;
+      const YAML::Node v = kv->second;
+      if (!k.IsScalar() || k.Scalar() != "name") continue;
+      name_known = false;
+      if (!v.IsScalar()) break;
+      for (const KnownName& n : Known().targets) {
+        if (n.name == v.Scalar()) {
+          chosen = n.name;
+          name_known = true;
+        }
+      }
+      break;
+    }
+  }
+  std::vector<FieldDef> fields = {
+      {"name",
+       [&](const Item& x) { Enum(x, Known().targets, "target", &t.name); }}};
+  std::vector<FieldDef> own =
+      chosen == "raftkv" ? RaftkvFields() : EtcdFields();
+  fields.insert(fields.end(), own.begin(), own.end());
+  // Keys only the other target has get a clear error, not "unknown key".
+  const std::string other = chosen == "raftkv" ? "etcd" : "raftkv";
+  std::vector<FieldDef> theirs =
+      chosen == "raftkv" ? EtcdFields() : RaftkvFields();
+  for (const FieldDef& f : theirs) {
+    bool shared = false;
+    for (const FieldDef& g : own) shared = shared || g.key == f.key;
+    if (!shared) fields.push_back(Foreign(f.key, other, chosen, name_known));
+  }
+  WalkMap(it.value, "target", ValueOrigin(it), fields);
 }
 
 void Parser::Mix(const Item& it) {

@@ -623,3 +623,147 @@ TEST_CASE("hints speak in flags when a flag caused the error", "[config]") {
   CHECK(file.line == 2);
   CHECK(Contains(file.hint, "set cluster.nodes to 2 or more"));
 }
+
+TEST_CASE("raftkv target keys are read and described", "[config][raftkv]") {
+  LoadResult r = Load(R"(name: rk
+target:
+  name: raftkv
+  read_mode: follower-lease
+  heartbeat_ms: 20
+  election_timeout_ms: 200ms
+  follower_lease_ms: 120
+  pre_vote: false
+  check_quorum: true
+  snapshot_entries: 500
+  unsafe: follower-lease-no-margin
+  binary: /opt/raftkv
+  extra_args: ["--request-timeout-ms=3000", "--log-level", "debug"]
+)");
+  INFO(r.FormatErrors());
+  REQUIRE(r.ok());
+  const auto& k = r.spec->target.raftkv;
+  CHECK(r.spec->target.name == "raftkv");
+  CHECK(k.read_mode == "follower-lease");
+  CHECK(k.heartbeat_ms == 20);
+  CHECK(k.election_timeout_ms == 200);
+  CHECK(k.follower_lease_ms == 120);
+  CHECK_FALSE(k.pre_vote);
+  CHECK(k.check_quorum);
+  CHECK(k.snapshot_entries == 500);
+  CHECK(k.unsafe == "follower-lease-no-margin");
+  CHECK(k.binary == "/opt/raftkv");
+  CHECK(k.extra_args.size() == 3);
+  // etcd's keys keep their defaults.
+  CHECK(r.spec->target.etcd == faultline::harness::EtcdSpec{});
+
+  const std::string yaml = DescribeSpec(*r.spec);
+  CHECK(Contains(yaml, "read_mode: \"follower-lease\""));
+  CHECK_FALSE(Contains(yaml, "serializable_reads"));
+  LoadResult back = LoadConfigText(yaml, "config.yaml");
+  INFO(yaml);
+  INFO(back.FormatErrors());
+  REQUIRE(back.ok());
+  TestSpec expected = *r.spec;
+  expected.seed_given = true;
+  expected.source_file = "config.yaml";
+  CHECK(*back.spec == expected);
+
+  // Defaults: raftkv's own, whatever the key order.
+  LoadResult d = Load("name: x\ntarget: {read_mode: lease, name: raftkv}\n");
+  INFO(d.FormatErrors());
+  REQUIRE(d.ok());
+  CHECK(d.spec->target.raftkv.heartbeat_ms == 50);
+  CHECK(d.spec->target.raftkv.election_timeout_ms == 500);
+  CHECK(d.spec->target.raftkv.unsafe == "none");
+  CHECK(d.spec->target.raftkv.binary == "raftkv");
+  // Any node count 1..9, even ones included.
+  CHECK(Load("name: x\ncluster: {nodes: 4}\ntarget: {name: raftkv}\n").ok());
+  CHECK(Load("name: x\ncluster: {nodes: 1}\ntarget: {name: raftkv}\n"
+             "nemesis: {faults: [pause], targets: [one]}\n")
+            .ok());
+}
+
+TEST_CASE("raftkv keys: errors with place and did-you-mean",
+          "[config][raftkv]") {
+  ConfigError mode = OnlyError(
+      Load("name: x\ntarget:\n  name: raftkv\n  read_mode: follower_lease\n"));
+  CHECK(mode.line == 4);
+  CHECK(mode.column == 14);
+  CHECK(Contains(mode.message, "unknown read mode \"follower_lease\""));
+  CHECK(Contains(mode.hint, "did you mean \"follower-lease\"?"));
+
+  ConfigError sw = OnlyError(
+      Load("name: x\ntarget:\n  name: raftkv\n  unsafe: commit-old-term\n"));
+  CHECK(sw.line == 4);
+  CHECK(Contains(sw.message, "unknown unsafe switch"));
+  CHECK(Contains(sw.hint, "commit-old-terms"));
+
+  ConfigError typo = OnlyError(
+      Load("name: x\ntarget:\n  name: raftkv\n  chek_quorum: true\n"));
+  CHECK(typo.line == 4);
+  CHECK(typo.column == 3);
+  CHECK(Contains(typo.message, "unknown key `chek_quorum` in `target:`"));
+  CHECK(Contains(typo.hint, "did you mean `check_quorum`?"));
+
+  // A key of the other target says so.
+  ConfigError foreign = OnlyError(
+      Load("name: x\ntarget:\n  name: raftkv\n  serializable_reads: true\n"));
+  CHECK(foreign.line == 4);
+  CHECK(Contains(foreign.message, "key of the etcd target"));
+  CHECK(Contains(foreign.hint, "name: etcd"));
+  ConfigError foreign2 =
+      OnlyError(Load("name: x\ntarget:\n  read_mode: lease\n"));
+  CHECK(Contains(foreign2.message,
+                 "`read_mode` is a key of the raftkv target, but "
+                 "target.name is etcd"));
+  // An unknown target name is the only error (no cascade).
+  ConfigError name =
+      OnlyError(Load("name: x\ntarget:\n  name: raftvk\n  read_mode: lease\n"));
+  CHECK(Contains(name.message, "unknown target \"raftvk\""));
+  CHECK(Contains(name.hint, "raftkv"));
+
+  ConfigError range =
+      OnlyError(Load("name: x\ntarget:\n  name: raftkv\n  heartbeat_ms: 2\n"));
+  CHECK(range.line == 4);
+  CHECK(Contains(range.message, "expected whole milliseconds from 5"));
+
+  ConfigError reserved = OnlyError(Load(
+      "name: x\ntarget:\n  name: raftkv\n  extra_args: [--ok, --peers=x]\n"));
+  CHECK(reserved.line == 4);
+  CHECK(reserved.column == 22);
+  CHECK(Contains(reserved.message, "--peers is set by faultline"));
+}
+
+TEST_CASE("raftkv cross-field rules", "[config][raftkv]") {
+  ConfigError timing =
+      OnlyError(Load("name: x\ntarget:\n  name: raftkv\n  heartbeat_ms: 100\n"
+                     "  election_timeout_ms: 250\n  follower_lease_ms: 100\n"));
+  CHECK(timing.line == 5);
+  CHECK(Contains(timing.message, "at least 3 x target.heartbeat_ms (100)"));
+
+  ConfigError lease = OnlyError(
+      Load("name: x\ntarget:\n  name: raftkv\n  election_timeout_ms: 300\n"));
+  CHECK(lease.line == 4);  // the default lease (300) is not the user's
+  CHECK(Contains(lease.message, "follower_lease_ms (300) must be shorter"));
+  ConfigError lease2 = OnlyError(
+      Load("name: x\ntarget:\n  name: raftkv\n  election_timeout_ms: 400\n"
+           "  follower_lease_ms: 400\n"));
+  CHECK(lease2.line == 5);
+
+  ConfigError cq =
+      OnlyError(Load("name: x\ntarget:\n  name: raftkv\n  read_mode: lease\n"
+                     "  check_quorum: false\n"));
+  CHECK(cq.line == 5);
+  CHECK(Contains(cq.message, "needs target.check_quorum: true"));
+
+  ConfigError noeffect =
+      OnlyError(Load("name: x\ntarget:\n  name: raftkv\n"
+                     "  unsafe: follower-lease-no-margin\n"));
+  CHECK(noeffect.line == 4);
+  CHECK(Contains(noeffect.message, "has no effect"));
+
+  // etcd's 5x rule does not apply to raftkv.
+  CHECK(Load("name: x\ntarget:\n  name: raftkv\n  heartbeat_ms: 50\n"
+             "  election_timeout_ms: 200\n  follower_lease_ms: 100\n")
+            .ok());
+}

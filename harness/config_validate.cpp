@@ -210,7 +210,57 @@ void CheckCluster(const TestSpec& s, const Provenance& prov,
                 "`, or at most " + std::to_string(usable - 1) + " nodes");
 }
 
+void CheckRaftkv(const TestSpec& s, const Provenance& prov, Diagnostics* diag) {
+  const RaftkvSpec& r = s.target.raftkv;
+  const bool timing_bad =
+      prov.AnyBad({"target.heartbeat_ms", "target.election_timeout_ms"});
+  if (!timing_bad && r.election_timeout_ms < 3 * r.heartbeat_ms) {
+    diag->Add(
+        prov.Blame({"target.election_timeout_ms", "target.heartbeat_ms"}),
+        "target.election_timeout_ms (" + std::to_string(r.election_timeout_ms) +
+            ") must be at least 3 x target.heartbeat_ms (" +
+            std::to_string(r.heartbeat_ms) +
+            ") = " + std::to_string(3 * r.heartbeat_ms) +
+            "; followers would start elections between heartbeats",
+        "raise election_timeout_ms to " + std::to_string(10 * r.heartbeat_ms) +
+            " (10x the heartbeat) or lower heartbeat_ms");
+  }
+  if (!timing_bad && !prov.AnyBad({"target.follower_lease_ms"}) &&
+      r.follower_lease_ms >= r.election_timeout_ms) {
+    diag->Add(
+        prov.Blame({"target.follower_lease_ms", "target.election_timeout_ms"}),
+        "target.follower_lease_ms (" + std::to_string(r.follower_lease_ms) +
+            ") must be shorter than target.election_timeout_ms (" +
+            std::to_string(r.election_timeout_ms) +
+            "); a follower's read lease may not outlive the leader's",
+        "e.g. follower_lease_ms: " +
+            std::to_string(r.election_timeout_ms * 3 / 5));
+  }
+  const bool leased = r.read_mode == "lease" || r.read_mode == "follower-lease";
+  if (leased && !r.check_quorum &&
+      !prov.AnyBad({"target.read_mode", "target.check_quorum"})) {
+    diag->Add(prov.Blame({"target.check_quorum", "target.read_mode"}),
+              "target.read_mode " + r.read_mode +
+                  " needs target.check_quorum: true (the leader lease is "
+                  "kept by CheckQuorum heartbeats)",
+              "set `check_quorum: true` or `read_mode: readindex`");
+  }
+  if (r.unsafe == "follower-lease-no-margin" &&
+      r.read_mode != "follower-lease" &&
+      !prov.AnyBad({"target.unsafe", "target.read_mode"})) {
+    diag->Add(prov.Blame({"target.unsafe", "target.read_mode"}),
+              "target.unsafe follower-lease-no-margin has no effect unless "
+              "target.read_mode is follower-lease (read_mode is " +
+                  r.read_mode + ")",
+              "set `read_mode: follower-lease`");
+  }
+}
+
 void CheckTarget(const TestSpec& s, const Provenance& prov, Diagnostics* diag) {
+  if (s.target.name == "raftkv") {
+    CheckRaftkv(s, prov, diag);
+    return;
+  }
   const EtcdSpec& e = s.target.etcd;
   if (prov.AnyBad({"target.heartbeat_ms", "target.election_timeout_ms"})) {
     return;

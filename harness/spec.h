@@ -40,9 +40,38 @@ struct EtcdSpec {
   bool operator==(const EtcdSpec&) const = default;
 };
 
+// raftkv, this repository's own Raft key-value server
+// (docs/targets/raftkv.md). Keys sit flat under `target:` like etcd's; the
+// timing keys share etcd's names but have raftkv's own defaults.
+struct RaftkvSpec {
+  std::string read_mode = "readindex";  // [read_mode] readindex | lease |
+                                        // follower-lease
+  int heartbeat_ms = 50;                // [heartbeat_ms] 5..5000
+  int election_timeout_ms = 500;        // [election_timeout_ms] 20..60000,
+                                        // >= 3 * heartbeat_ms
+  int follower_lease_ms = 300;          // [follower_lease_ms] 1..60000,
+                                        // < election_timeout_ms
+  bool pre_vote = true;                 // [pre_vote]
+  bool check_quorum = true;             // [check_quorum]; lease and
+                                        // follower-lease need it
+  int snapshot_entries = 10000;         // [snapshot_entries] 10..100000000
+  // [unsafe] One safety mechanism turned off, for checking the checkers:
+  // none | vote-not-persisted | leader-read-no-quorum |
+  // follower-lease-no-margin | commit-old-terms | lock-token-per-term.
+  std::string unsafe = "none";
+  std::string binary = "raftkv";  // [binary] path or name; the default is
+                                  // looked up next to faultline, then PATH
+  // [extra_args] Extra raftkv arguments, appended as given. Never contains a
+  // flag faultline sets itself (--id, --peers, --listen, --data-dir and the
+  // flags of the keys above).
+  std::vector<std::string> extra_args;
+  bool operator==(const RaftkvSpec&) const = default;
+};
+
 struct TargetSpec {
-  std::string name = "etcd";  // [name] "etcd"
-  EtcdSpec etcd;              // the target's own keys, flat under `target:`
+  std::string name = "etcd";  // [name] "etcd" | "raftkv"
+  EtcdSpec etcd;              // etcd's keys, flat under `target:`
+  RaftkvSpec raftkv;          // raftkv's keys, flat under `target:`
   bool operator==(const TargetSpec&) const = default;
 };
 
