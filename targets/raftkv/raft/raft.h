@@ -42,7 +42,12 @@
 
 namespace faultline::raftkv::raft {
 
-enum class Role : std::uint8_t { kFollower, kPreCandidate, kCandidate, kLeader };
+enum class Role : std::uint8_t {
+  kFollower,
+  kPreCandidate,
+  kCandidate,
+  kLeader
+};
 const char* ToString(Role r);
 
 enum class ReadMode : std::uint8_t {
@@ -66,6 +71,9 @@ std::optional<ReadMode> ParseReadMode(const std::string& s);
 
 // Unsafe switches: each turns off exactly one safety mechanism, so tests can
 // prove the checkers find the resulting anomaly. Default: none.
+// (Unsafe::kNone is scoped; GCC's -Wshadow still flags it against raft::kNone.)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wshadow"
 enum class Unsafe : std::uint8_t {
   kNone,
   // "vote-not-persisted": HardState in Ready carries vote = kNone, so a
@@ -86,6 +94,7 @@ enum class Unsafe : std::uint8_t {
   // issues per-leader counters instead of Raft indexes as fencing tokens.
   kLockTokenPerTerm,
 };
+#pragma GCC diagnostic pop
 const char* ToString(Unsafe u);
 // Parses "none" and the names in quotes above.
 std::optional<Unsafe> ParseUnsafe(const std::string& s);
@@ -100,10 +109,10 @@ struct Config {
   bool pre_vote = true;
   bool check_quorum = true;
 
-  std::size_t max_append_entries = 256;       // entries per kAppend
-  std::size_t max_append_bytes = 1 << 20;     // bytes of entry data per kAppend
-  std::size_t max_inflight = 64;              // unacknowledged kAppends
-  std::size_t snapshot_chunk_bytes = 1 << 16; // per kSnapshot message
+  std::size_t max_append_entries = 256;    // entries per kAppend
+  std::size_t max_append_bytes = 1 << 20;  // bytes of entry data per kAppend
+  std::size_t max_inflight = 64;           // unacknowledged kAppends
+  std::size_t snapshot_chunk_bytes = 1 << 16;  // per kSnapshot message
 
   ReadMode read_mode = ReadMode::kReadIndex;
   Nanos follower_lease = 300'000'000;  // lease length a leader grants; must
@@ -131,14 +140,14 @@ struct ReadState {
 struct Ready {
   std::optional<SoftState> soft_state;  // set when it changed
   std::optional<HardState> hard_state;  // set when it must be persisted
-  std::vector<Entry> entries;  // to append; replaces the log from the
-                               // first entry's index on
-  std::optional<Snapshot> snapshot;  // complete snapshot received from the
-                                     // leader: persist, then restore the
-                                     // state machine from it
-  bool must_sync = false;            // fsync before sending messages
-  std::vector<Message> messages;     // send after persisting
-  std::vector<Entry> committed;      // apply in order, after `snapshot`
+  std::vector<Entry> entries;           // to append; replaces the log from the
+                                        // first entry's index on
+  std::optional<Snapshot> snapshot;     // complete snapshot received from the
+                                        // leader: persist, then restore the
+                                        // state machine from it
+  bool must_sync = false;               // fsync before sending messages
+  std::vector<Message> messages;        // send after persisting
+  std::vector<Entry> committed;         // apply in order, after `snapshot`
   std::vector<ReadState> read_states;
   std::vector<std::uint64_t> failed_reads;  // contexts that cannot be served
                                             // (leadership lost, no leader)

@@ -66,8 +66,8 @@ enum class MsgType : std::uint8_t {
   kHeartbeatResp = 7,
   kSnapshot = 8,  // one chunk of an InstallSnapshot
   kSnapshotResp = 9,
-  kTimeoutNow = 10,    // leadership transfer: campaign now, skip PreVote
-  kReadIndex = 11,     // follower asks the leader for a read index
+  kTimeoutNow = 10,  // leadership transfer: campaign now, skip PreVote
+  kReadIndex = 11,   // follower asks the leader for a read index
   kReadIndexResp = 12,
 };
 
