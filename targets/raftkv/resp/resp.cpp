@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
+#include <cstdlib>
 #include <utility>
 
 namespace faultline::raftkv::resp {
@@ -150,6 +152,11 @@ void Parser::Feed(std::string_view bytes) {
   buf_.append(bytes);
 }
 
+Parser::Status Parser::More(std::size_t need) {
+  need_ = std::max(need_, need);
+  return Status::kMore;
+}
+
 Parser::Status Parser::Fail(std::string msg) {
   if (error_.empty()) error_ = std::move(msg);
   return Status::kError;
@@ -208,8 +215,11 @@ Parser::Status Parser::ParseCommand(std::size_t* p,
     return Fail("Protocol error: invalid multibulk length");
   }
   if (n <= 0) return Status::kDone;  // empty command: skipped
+  // First find every argument, copy only once the command is complete: a
+  // large command arriving in many pieces is not copied again per piece.
   // Never trust the count for memory: it is bounded by the bytes present.
-  args->reserve(std::min<std::size_t>(static_cast<std::size_t>(n),
+  std::vector<std::pair<std::size_t, std::size_t>> spans;
+  spans.reserve(std::min<std::size_t>(static_cast<std::size_t>(n),
                                       (buf_.size() - *p) / 4 + 1));
   for (std::int64_t i = 0; i < n; ++i) {
     if (*p >= buf_.size()) return Status::kMore;
@@ -225,36 +235,37 @@ Parser::Status Parser::ParseCommand(std::size_t* p,
       return Fail("Protocol error: invalid bulk length");
     }
     std::size_t ulen = static_cast<std::size_t>(len);
-    if (buf_.size() - *p < ulen + 2) return Status::kMore;
+    if (buf_.size() - *p < ulen + 2) return More(*p + ulen + 2);
     if (buf_[*p + ulen] != '\r' || buf_[*p + ulen + 1] != '\n') {
       return Fail("Protocol error: bulk string not terminated by CRLF");
     }
-    args->emplace_back(buf_, *p, ulen);
+    spans.emplace_back(*p, ulen);
     *p += ulen + 2;
   }
+  args->reserve(spans.size());
+  for (auto [at, len] : spans) args->emplace_back(buf_, at, len);
   return Status::kDone;
 }
 
 std::optional<std::vector<std::string>> Parser::NextCommand(
     std::string* error) {
   while (error_.empty()) {
-    if (pos_ >= buf_.size() || buf_.size() == stalled_at_) return std::nullopt;
+    if (pos_ >= buf_.size() || buf_.size() < need_) return std::nullopt;
     std::size_t p = pos_;
     std::vector<std::string> args;
+    need_ = buf_.size() + 1;  // unless the parse knows better
     Status s = ParseCommand(&p, &args);
-    if (s == Status::kMore) {
-      stalled_at_ = buf_.size();
-      return std::nullopt;
-    }
+    if (s == Status::kMore) return std::nullopt;
     if (s == Status::kError) break;
     Consume(p);
-    stalled_at_ = static_cast<std::size_t>(-1);
+    need_ = 0;
     if (!args.empty()) return args;
   }
   if (error != nullptr) *error = error_;
   return std::nullopt;
 }
 
+// v == nullptr: only check that a complete, valid reply is present.
 Parser::Status Parser::ParseReply(std::size_t* p, std::size_t depth, Value* v) {
   if (*p >= buf_.size()) return Status::kMore;
   char type = buf_[*p];
@@ -264,16 +275,21 @@ Parser::Status Parser::ParseReply(std::size_t* p, std::size_t depth, Value* v) {
     case '+':
     case '-':
       if (Status s = Line(p, &line); s != Status::kDone) return s;
-      v->kind = type == '+' ? Value::Kind::kSimple : Value::Kind::kError;
-      v->str.assign(line);
-      return Status::kDone;
-    case ':':
-      if (Status s = Line(p, &line); s != Status::kDone) return s;
-      if (!ParseInt(line, &v->integer)) {
-        return Fail("Protocol error: invalid integer");
+      if (v != nullptr) {
+        v->kind = type == '+' ? Value::Kind::kSimple : Value::Kind::kError;
+        v->str.assign(line);
       }
-      v->kind = Value::Kind::kInteger;
       return Status::kDone;
+    case ':': {
+      if (Status s = Line(p, &line); s != Status::kDone) return s;
+      std::int64_t i = 0;
+      if (!ParseInt(line, &i)) return Fail("Protocol error: invalid integer");
+      if (v != nullptr) {
+        v->kind = Value::Kind::kInteger;
+        v->integer = i;
+      }
+      return Status::kDone;
+    }
     case '$': {
       if (Status s = Line(p, &line); s != Status::kDone) return s;
       std::int64_t len = 0;
@@ -282,16 +298,18 @@ Parser::Status Parser::ParseReply(std::size_t* p, std::size_t depth, Value* v) {
         return Fail("Protocol error: invalid bulk length");
       }
       if (len == -1) {
-        v->kind = Value::Kind::kNull;
+        if (v != nullptr) v->kind = Value::Kind::kNull;
         return Status::kDone;
       }
       std::size_t ulen = static_cast<std::size_t>(len);
-      if (buf_.size() - *p < ulen + 2) return Status::kMore;
+      if (buf_.size() - *p < ulen + 2) return More(*p + ulen + 2);
       if (buf_[*p + ulen] != '\r' || buf_[*p + ulen + 1] != '\n') {
         return Fail("Protocol error: bulk string not terminated by CRLF");
       }
-      v->kind = Value::Kind::kBulk;
-      v->str.assign(buf_, *p, ulen);
+      if (v != nullptr) {
+        v->kind = Value::Kind::kBulk;
+        v->str.assign(buf_, *p, ulen);
+      }
       *p += ulen + 2;
       return Status::kDone;
     }
@@ -302,18 +320,19 @@ Parser::Status Parser::ParseReply(std::size_t* p, std::size_t depth, Value* v) {
         return Fail("Protocol error: invalid multibulk length");
       }
       if (n == -1) {
-        v->kind = Value::Kind::kNull;
+        if (v != nullptr) v->kind = Value::Kind::kNull;
         return Status::kDone;
       }
       if (n > 0 && depth + 1 > limits_.max_depth) {
         return Fail("Protocol error: arrays nested too deeply");
       }
-      v->kind = Value::Kind::kArray;
-      v->array.reserve(std::min<std::size_t>(static_cast<std::size_t>(n),
-                                             (buf_.size() - *p) / 3 + 1));
+      if (v != nullptr) {
+        v->kind = Value::Kind::kArray;
+        v->array.reserve(static_cast<std::size_t>(n));  // checked complete
+      }
       for (std::int64_t i = 0; i < n; ++i) {
-        Value& e = v->array.emplace_back();
-        if (Status s = ParseReply(p, depth + 1, &e); s != Status::kDone) {
+        Value* e = v != nullptr ? &v->array.emplace_back() : nullptr;
+        if (Status s = ParseReply(p, depth + 1, e); s != Status::kDone) {
           return s;
         }
       }
@@ -327,17 +346,24 @@ Parser::Status Parser::ParseReply(std::size_t* p, std::size_t depth, Value* v) {
 
 std::optional<Value> Parser::NextReply(std::string* error) {
   if (error_.empty()) {
-    if (pos_ >= buf_.size() || buf_.size() == stalled_at_) return std::nullopt;
+    if (pos_ >= buf_.size() || buf_.size() < need_) return std::nullopt;
+    // Pass one only checks the reply is complete; pass two builds it, so a
+    // large reply arriving in many pieces is not copied again per piece.
     std::size_t p = pos_;
-    Value v;
-    Status s = ParseReply(&p, 0, &v);
-    if (s == Status::kMore) {
-      stalled_at_ = buf_.size();
-      return std::nullopt;
-    }
+    need_ = buf_.size() + 1;
+    Status s = ParseReply(&p, 0, nullptr);
+    if (s == Status::kMore) return std::nullopt;
     if (s == Status::kDone) {
+      p = pos_;
+      Value v;
+      s = ParseReply(&p, 0, &v);
+      if (s != Status::kDone) {
+        std::fprintf(stderr, "%s:%d: reply parse passes disagree\n", __FILE__,
+                     __LINE__);
+        std::abort();
+      }
       Consume(p);
-      stalled_at_ = static_cast<std::size_t>(-1);
+      need_ = 0;
       return v;
     }
   }

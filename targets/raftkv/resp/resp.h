@@ -75,14 +75,16 @@ class Parser {
   Status ParseReply(std::size_t* p, std::size_t depth, Value* v);
   Status Line(std::size_t* p, std::string_view* line);
   Status Fail(std::string msg);
+  Status More(std::size_t need);
   void Consume(std::size_t p);
 
   Limits limits_;
   std::string buf_;
   std::size_t pos_ = 0;
-  // buf_.size() when the last parse ran out of bytes: no new bytes, no
-  // new attempt (keeps polling loops from re-scanning).
-  std::size_t stalled_at_ = static_cast<std::size_t>(-1);
+  // The buffer size below which another parse attempt cannot complete
+  // (set when one ran out of bytes): polling and small feeds into a large
+  // bulk string do not re-scan.
+  std::size_t need_ = 0;
   std::string error_;
 };
 

@@ -332,3 +332,40 @@ TEST_CASE("resp: random garbage never crashes the parser", "[resp]") {
   }
   CHECK(errors > 0);
 }
+
+TEST_CASE("resp: large items arriving in small pieces", "[resp]") {
+  // 8 arguments of 4 MiB fed 4 KiB at a time, polled after every piece:
+  // linear work (the parser neither re-copies arguments nor re-scans a
+  // bulk string it is waiting for).
+  Args big(8);
+  for (std::size_t i = 0; i < big.size(); ++i) {
+    big[i].assign(4u << 20, static_cast<char>('a' + i));
+  }
+  std::string bytes = resp::EncodeCommand(big);
+  resp::Parser p;
+  std::string err;
+  std::optional<Args> got;
+  for (std::size_t i = 0; i < bytes.size(); i += 4096) {
+    CHECK_FALSE(got);
+    p.Feed(std::string_view(bytes).substr(i, 4096));
+    got = p.NextCommand(&err);
+  }
+  REQUIRE(got);
+  CHECK(*got == big);
+  CHECK(p.buffered() == 0);
+
+  resp::Value reply =
+      Array({Bulk(big[0]), Bulk(big[1]), Array({Bulk(big[2])})});
+  std::string rbytes;
+  resp::AppendValue(&rbytes, reply);
+  resp::Parser r;
+  std::optional<resp::Value> v;
+  for (std::size_t i = 0; i < rbytes.size(); i += 4096) {
+    CHECK_FALSE(v);
+    r.Feed(std::string_view(rbytes).substr(i, 4096));
+    v = r.NextReply(&err);
+  }
+  REQUIRE(v);
+  CHECK(*v == reply);
+  CHECK(err.empty());
+}
