@@ -1,5 +1,7 @@
 #include "reports/results.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -57,7 +59,7 @@ std::string ResultsJson(const RunSummary& s) {
   j["problems"] = s.problems;
   j["aborted"] = s.aborted;
   j["config"] = s.config_yaml;
-  return j.dump(2) + "\n";
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 std::string TextSummary(const RunSummary& s) {
@@ -86,6 +88,125 @@ std::string TextSummary(const RunSummary& s) {
     for (const auto& p : s.problems) out << "  - " << p << "\n";
   }
   return out.str();
+}
+
+std::optional<RunSummary> ParseResultsJson(const std::string& text) {
+  using nlohmann::json;
+  json j = json::parse(text, nullptr, false);
+  if (!j.is_object()) return std::nullopt;
+  auto str = [&](const json& o, const char* k) -> std::string {
+    auto it = o.find(k);
+    return it != o.end() && it->is_string() ? it->get<std::string>() : "";
+  };
+  RunSummary s;
+  s.name = str(j, "name");
+  s.run_dir = str(j, "run_dir");
+  s.started_at = str(j, "started_at");
+  if (j.contains("seed") && j["seed"].is_number_unsigned()) {
+    s.seed = j["seed"].get<std::uint64_t>();
+  }
+  if (j.contains("cluster") && j["cluster"].is_object()) {
+    s.cluster_provider = str(j["cluster"], "provider");
+    if (j["cluster"].contains("nodes") && j["cluster"]["nodes"].is_number()) {
+      s.nodes = j["cluster"]["nodes"].get<int>();
+    }
+  }
+  if (j.contains("target") && j["target"].is_object()) {
+    s.target = str(j["target"], "name");
+    s.target_version = str(j["target"], "version");
+  }
+  s.config_yaml = str(j, "config");
+  if (j.contains("expect") && j["expect"].is_string()) {
+    s.expect = j["expect"].get<std::string>();
+  }
+  if (j.contains("checkers") && j["checkers"].is_array()) {
+    for (const auto& c : j["checkers"]) {
+      if (!c.is_object()) continue;
+      checkers::Verdict v;
+      v.checker = str(c, "checker");
+      std::string valid = str(c, "valid");
+      v.validity = valid == "valid"     ? Validity::kValid
+                   : valid == "invalid" ? Validity::kInvalid
+                                        : Validity::kUnknown;
+      v.summary = str(c, "summary");
+      v.explanation = str(c, "explanation");
+      v.details_json = c.contains("details") && c["details"].is_object()
+                           ? c["details"].dump(-1, ' ', false,
+                                               json::error_handler_t::replace)
+                           : "{}";
+      s.verdicts.push_back(std::move(v));
+    }
+  }
+  if (j.contains("phases") && j["phases"].is_array()) {
+    for (const auto& p : j["phases"]) {
+      if (!p.is_object()) continue;
+      double sec = p.contains("seconds") && p["seconds"].is_number()
+                       ? p["seconds"].get<double>()
+                       : 0.0;
+      s.phases.push_back({str(p, "name"), sec});
+    }
+  }
+  if (j.contains("problems") && j["problems"].is_array()) {
+    for (const auto& p : j["problems"]) {
+      if (p.is_string()) s.problems.push_back(p.get<std::string>());
+    }
+  }
+  if (j.contains("aborted") && j["aborted"].is_boolean()) {
+    s.aborted = j["aborted"].get<bool>();
+  }
+  return s;
+}
+
+std::string SummaryTable(const RunSummary& s, const std::string& report_path) {
+  constexpr std::size_t kWidth = 100;
+  std::size_t name_w = 7;  // "checker"
+  for (const auto& v : s.verdicts) name_w = std::max(name_w, v.checker.size());
+  auto pad = [](std::string t, std::size_t w) {
+    if (t.size() < w) t.append(w - t.size(), ' ');
+    return t;
+  };
+  auto cut = [&](std::string line) {
+    // Cut on a UTF-8 boundary.
+    if (line.size() <= kWidth) return line;
+    std::size_t n = kWidth - 1;
+    while (n > 0 && (static_cast<unsigned char>(line[n]) & 0xC0) == 0x80) --n;
+    line.resize(n);
+    return line + "\xE2\x80\xA6";
+  };
+  std::string out;
+  std::string rule(std::min(kWidth, name_w + 2 + 9 + 40), '-');
+  out += pad("checker", name_w) + "  " + pad("verdict", 9) + "summary\n";
+  out += rule + "\n";
+  for (const auto& v : s.verdicts) {
+    std::string summary = v.summary;
+    std::replace(summary.begin(), summary.end(), '\n', ' ');
+    out += cut(pad(v.checker, name_w) + "  " +
+               pad(std::string(checkers::ToString(v.validity)), 9) + summary) +
+           "\n";
+  }
+  out += rule + "\n";
+  std::string verdict(checkers::ToString(OverallValidity(s)));
+  std::string overall = pad("overall", name_w) + "  " + pad(verdict, 9);
+  if (s.expect) {
+    overall += verdict == *s.expect ? "as expected" : "expected " + *s.expect;
+  }
+  if (s.aborted) overall += s.expect ? ", interrupted" : "interrupted";
+  out += overall + "\n";
+  if (!s.phases.empty()) {
+    std::string phases;
+    double total = 0;
+    char buf[64];
+    for (const auto& p : s.phases) {
+      std::snprintf(buf, sizeof buf, "%s%s %.1f s", phases.empty() ? "" : ", ",
+                    p.name.c_str(), p.seconds);
+      phases += buf;
+      total += p.seconds;
+    }
+    std::snprintf(buf, sizeof buf, " (total %.1f s)", total);
+    out += cut("phases: " + phases + buf) + "\n";
+  }
+  if (!report_path.empty()) out += "report: " + report_path + "\n";
+  return out;
 }
 
 }  // namespace faultline::reports

@@ -50,10 +50,22 @@ checkers::Validity OverallValidity(const RunSummary& s);
 // invalid expected.
 int RunExitCode(const RunSummary& s);
 
+// Never throws: invalid UTF-8 in any string becomes U+FFFD.
 std::string ResultsJson(const RunSummary& s);
+
+// The inverse of ResultsJson, for regenerating reports from a stored run:
+// nullopt when `text` is not a results.json object. Fields absent from the
+// text keep their defaults; each checker's `details` becomes its
+// details_json.
+std::optional<RunSummary> ParseResultsJson(const std::string& text);
 
 // Terminal summary: verdict line, one line per checker, explanation of
 // failures, problems.
 std::string TextSummary(const RunSummary& s);
+
+// The end-of-run table for the terminal: one row per checker (verdict and
+// summary), the phases and the total time, then `report_path` when not
+// empty. Rows are cut to 100 columns.
+std::string SummaryTable(const RunSummary& s, const std::string& report_path);
 
 }  // namespace faultline::reports

@@ -1,0 +1,359 @@
+// The data block of report.html: operations as column arrays, lanes, fault
+// windows and the linearizability violation, computed from the history and
+// the checkers' verdicts.
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <queue>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "checkers/linearizable.h"
+#include "checkers/stats.h"
+#include "reports/report_html.h"
+
+namespace faultline::reports {
+namespace {
+
+using checkers::Event;
+using checkers::EventType;
+using checkers::History;
+using nlohmann::json;
+
+// Lanes: one per process while there are few; beyond that, processes whose
+// lifetimes do not overlap share a lane (a worker takes a fresh process id
+// after every info, so a long run has many short-lived processes).
+constexpr std::size_t kMaxProcessLanes = 40;
+
+// `s` cut to at most `max` bytes on a UTF-8 boundary, with "…" appended.
+std::string Cut(std::string s, std::size_t max) {
+  if (s.size() <= max) return s;
+  std::size_t n = max;
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  s.resize(n);
+  s += "\xE2\x80\xA6";
+  return s;
+}
+
+std::string Describe(const Event& inv, const Event* done, std::size_t max) {
+  std::string d = inv.f;
+  if (!inv.key.is_null()) d += " " + Cut(inv.key.ToJson(), max);
+  std::string in = inv.value.is_null() ? "" : inv.value.ToJson();
+  if (!in.empty()) d += " " + Cut(in, max);
+  if (done != nullptr) {
+    if (!done->value.is_null()) {
+      std::string out = done->value.ToJson();
+      if (out != in) d += " \xE2\x86\x92 " + Cut(out, max);  // →
+    }
+    if (!done->error.empty()) d += " (" + Cut(done->error, max) + ")";
+  } else {
+    d += " (never completed)";
+  }
+  if (!inv.node.empty()) d += " @" + Cut(inv.node, max);
+  return d;
+}
+
+int TypeCode(EventType t) {
+  switch (t) {
+    case EventType::kOk:
+      return 0;
+    case EventType::kFail:
+      return 1;
+    default:
+      return 2;
+  }
+}
+
+struct OpRow {
+  std::int64_t process = 0;
+  std::int64_t s = 0, e = 0;
+  int type = 2;
+  int f = 0;
+  std::string desc;
+};
+
+class Builder {
+ public:
+  Builder(const History& h, const ReportOptions& o) : h_(h), o_(o) {
+    timed_ = !h.empty();
+    for (const Event& e : h) {
+      if (!e.time) {
+        timed_ = false;
+        break;
+      }
+    }
+    for (const Event& e : h) end_ = std::max(end_, X(e));
+    by_index_ok_ = true;
+    for (std::size_t i = 0; i < h.size(); ++i) {
+      if (h[i].index != static_cast<std::int64_t>(i)) by_index_ok_ = false;
+    }
+    if (!by_index_ok_) {
+      for (std::size_t i = 0; i < h.size(); ++i) by_index_[h[i].index] = i;
+    }
+  }
+
+  // x coordinate of an event: microseconds since start, or its index.
+  std::int64_t X(const Event& e) const {
+    return timed_ ? *e.time / 1000 : e.index;
+  }
+  // x of the event with history index `index`; `fallback` when unknown.
+  std::int64_t XOfIndex(std::int64_t index, std::int64_t fallback) const {
+    if (index < 0) return fallback;
+    if (by_index_ok_) {
+      if (index < static_cast<std::int64_t>(h_.size())) return X(h_[index]);
+      return fallback;
+    }
+    auto it = by_index_.find(index);
+    return it == by_index_.end() ? fallback : X(h_[it->second]);
+  }
+
+  json Build(const RunSummary& s) {
+    json d;
+    d["name"] = s.name;
+    d["verdict"] = std::string(checkers::ToString(OverallValidity(s)));
+    d["unit"] = timed_ ? "us" : "index";
+    d["end"] = end_;
+    Ops(d);
+    Faults(d);
+    d["violation"] = Violation(s);
+    return d;
+  }
+
+ private:
+  void Ops(json& d) {
+    std::vector<OpRow> rows;
+    std::map<std::string, int> f_ids;
+    std::vector<std::string> fs;
+    std::unordered_map<std::int64_t, std::size_t> open;  // process -> inv
+    auto add = [&](const Event& inv, const Event* done) {
+      auto [it, fresh] = f_ids.emplace(inv.f, static_cast<int>(fs.size()));
+      if (fresh) fs.push_back(inv.f);
+      OpRow r;
+      r.process = inv.process;
+      r.s = X(inv);
+      r.e = done != nullptr ? X(*done) : end_;
+      r.type = done != nullptr ? TypeCode(done->type) : 3;  // 3: pending
+      r.f = it->second;
+      r.desc = Describe(inv, done, o_.max_value_chars);
+      rows.push_back(std::move(r));
+    };
+    for (std::size_t i = 0; i < h_.size(); ++i) {
+      const Event& e = h_[i];
+      if (e.is_nemesis()) continue;
+      if (e.is_invoke()) {
+        auto prev = open.find(e.process);
+        if (prev != open.end()) add(h_[prev->second], nullptr);
+        open[e.process] = i;
+        continue;
+      }
+      auto inv = open.find(e.process);
+      if (inv == open.end()) continue;  // completion without invoke
+      add(h_[inv->second], &e);
+      open.erase(inv);
+    }
+    std::vector<std::size_t> pending;
+    for (const auto& [p, i] : open) pending.push_back(i);
+    std::sort(pending.begin(), pending.end());
+    for (std::size_t i : pending) add(h_[i], nullptr);
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const OpRow& a, const OpRow& b) { return a.s < b.s; });
+
+    // Lanes.
+    struct Life {
+      std::int64_t first = 0, last = 0;
+    };
+    std::map<std::int64_t, Life> lives;
+    for (const OpRow& r : rows) {
+      auto [it, fresh] = lives.emplace(r.process, Life{r.s, r.e});
+      if (!fresh) {
+        it->second.first = std::min(it->second.first, r.s);
+        it->second.last = std::max(it->second.last, r.e);
+      }
+    }
+    std::map<std::int64_t, int> lane_of;
+    std::vector<std::vector<std::int64_t>> lane_procs;
+    if (lives.size() <= kMaxProcessLanes) {
+      for (const auto& [p, life] : lives) {
+        lane_of[p] = static_cast<int>(lane_procs.size());
+        lane_procs.push_back({p});
+      }
+    } else {
+      std::vector<std::pair<Life, std::int64_t>> order;
+      for (const auto& [p, life] : lives) order.push_back({life, p});
+      std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+        return a.first.first != b.first.first ? a.first.first < b.first.first
+                                              : a.second < b.second;
+      });
+      // Free lanes by (free-at, lane number): the lowest free lane is reused.
+      using Slot = std::pair<std::int64_t, int>;
+      std::priority_queue<Slot, std::vector<Slot>, std::greater<>> busy;
+      std::priority_queue<int, std::vector<int>, std::greater<>> free_lanes;
+      for (const auto& [life, p] : order) {
+        while (!busy.empty() && busy.top().first < life.first) {
+          free_lanes.push(busy.top().second);
+          busy.pop();
+        }
+        int lane;
+        if (free_lanes.empty()) {
+          lane = static_cast<int>(lane_procs.size());
+          lane_procs.emplace_back();
+        } else {
+          lane = free_lanes.top();
+          free_lanes.pop();
+        }
+        lane_procs[lane].push_back(p);
+        lane_of[p] = lane;
+        busy.push({life.last, lane});
+      }
+    }
+    json lanes = json::array();
+    for (const auto& procs : lane_procs) {
+      std::string label = "p" + std::to_string(procs.front());
+      if (procs.size() > 1) {
+        label += " +" + std::to_string(procs.size() - 1);
+      }
+      lanes.push_back(label);
+    }
+    d["lanes"] = std::move(lanes);
+    d["fs"] = fs;
+    json lane = json::array(), s = json::array(), e = json::array(),
+         t = json::array(), f = json::array(), desc = json::array();
+    for (OpRow& r : rows) {
+      lane.push_back(lane_of[r.process]);
+      s.push_back(r.s);
+      e.push_back(r.e);
+      t.push_back(r.type);
+      f.push_back(r.f);
+      desc.push_back(std::move(r.desc));
+    }
+    d["ops"] = {{"lane", std::move(lane)}, {"s", std::move(s)},
+                {"e", std::move(e)},       {"t", std::move(t)},
+                {"f", std::move(f)},       {"d", std::move(desc)}};
+  }
+
+  void Faults(json& d) {
+    checkers::HistoryStats stats = checkers::ComputeStats(h_);
+    json faults = json::array();
+    for (const auto& w : stats.faults) {
+      std::int64_t s = XOfIndex(w.start_index, 0);
+      std::int64_t e = w.end_index < 0 ? end_ : XOfIndex(w.end_index, end_);
+      faults.push_back(
+          {{"f", w.f},
+           {"s", s},
+           {"e", std::max(s, e)},
+           {"open", w.end_index < 0},
+           {"detail", Cut(w.value.is_null() ? "" : w.value.ToJson(), 4 * 80)}});
+    }
+    d["faults"] = std::move(faults);
+  }
+
+  json ViolationOp(const json& op, const std::string& role) {
+    json out;
+    std::int64_t index = op.value("index", static_cast<std::int64_t>(-1));
+    std::int64_t done =
+        op.value("complete_index", static_cast<std::int64_t>(-1));
+    out["index"] = index;
+    out["process"] = op.value("process", static_cast<std::int64_t>(0));
+    out["s"] = XOfIndex(index, 0);
+    out["e"] = done < 0 ? end_ : XOfIndex(done, end_);
+    std::string type = op.value("type", std::string("info"));
+    out["t"] = type == "ok" ? 0 : type == "fail" ? 1 : 2;
+    std::string desc = op.value("f", std::string("?"));
+    auto cut = [&](const char* field) -> std::string {
+      auto it = op.find(field);
+      if (it == op.end() || it->is_null()) return "";
+      return Cut(it->dump(-1, ' ', false, json::error_handler_t::replace),
+                 o_.max_value_chars);
+    };
+    std::string in = cut("value"), result = cut("output");
+    if (!in.empty()) desc += " " + in;
+    if (!result.empty() && result != in) desc += " \xE2\x86\x92 " + result;
+    if (type != "ok") desc += " (" + type + ")";
+    out["d"] = desc;
+    out["role"] = role;
+    return out;
+  }
+
+  // The linearizable checker's failure (details_json "failure"), with event
+  // times looked up in the history; null when there is none.
+  json Violation(const RunSummary& s) {
+    for (const auto& v : s.verdicts) {
+      if (v.checker != checkers::kLinearizableChecker ||
+          v.validity != checkers::Validity::kInvalid) {
+        continue;
+      }
+      json details = json::parse(v.details_json, nullptr, false);
+      if (!details.is_object() || !details.contains("failure") ||
+          !details["failure"].is_object()) {
+        continue;
+      }
+      const json& failure = details["failure"];
+      json out;
+      out["checker"] = v.checker;
+      out["summary"] = v.summary;
+      out["model"] = details.value("model", std::string());
+      out["key"] = failure.contains("key")
+                       ? failure["key"].dump(-1, ' ', false,
+                                             json::error_handler_t::replace)
+                       : "null";
+      out["state"] = failure.value("state", std::string());
+      json ops = json::array(), why = json::array();
+      std::map<std::int64_t, std::size_t> seen;  // index -> position in ops
+      auto add = [&](const json& op, const std::string& role) {
+        if (!op.is_object()) return;
+        std::int64_t index = op.value("index", static_cast<std::int64_t>(-1));
+        if (seen.count(index) != 0) return;
+        seen[index] = ops.size();
+        ops.push_back(ViolationOp(op, role));
+      };
+      if (failure.contains("stuck") && failure["stuck"].is_array()) {
+        for (const auto& st : failure["stuck"]) {
+          if (!st.is_object() || !st.contains("op")) continue;
+          bool rejected = st.value("rejected", false);
+          add(st["op"], rejected ? "rejected" : "stuck");
+          std::string w = st.value("why", std::string());
+          if (!w.empty()) {
+            why.push_back(
+                {{"index",
+                  st["op"].value("index", static_cast<std::int64_t>(-1))},
+                 {"why", w}});
+          }
+        }
+      }
+      if (failure.contains("prefix") && failure["prefix"].is_array()) {
+        const json& prefix = failure["prefix"];
+        std::size_t from = prefix.size() > 4 ? prefix.size() - 4 : 0;
+        for (std::size_t i = from; i < prefix.size(); ++i) {
+          add(prefix[i], "prefix");
+        }
+      }
+      if (failure.contains("window") && failure["window"].is_array()) {
+        for (const auto& op : failure["window"]) add(op, "window");
+      }
+      out["ops"] = std::move(ops);
+      out["why"] = std::move(why);
+      return out;
+    }
+    return nullptr;
+  }
+
+  const History& h_;
+  const ReportOptions& o_;
+  bool timed_ = false;
+  std::int64_t end_ = 0;
+  bool by_index_ok_ = true;
+  std::unordered_map<std::int64_t, std::size_t> by_index_;
+};
+
+}  // namespace
+
+std::string ReportDataJson(const RunSummary& s,
+                           const checkers::History& history,
+                           const ReportOptions& options) {
+  Builder b(history, options);
+  return b.Build(s).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace faultline::reports
