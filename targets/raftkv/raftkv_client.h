@@ -1,0 +1,59 @@
+// RaftkvClient: a register client (read / write / cas) for one raftkv node,
+// over RESP2 (docs/targets/raftkv.md). Keys are "r/<key>"; values are the
+// history value as JSON text (integers as decimal).
+//
+//   read   GET on the client's own node (every read mode is linearizable on
+//          every node). Bulk -> ok with the value, nil -> ok null. A timeout
+//          is info "timeout" (project rule); any other failure is fail (a
+//          read has no effect).
+//   write  SET on the own node; a `-NOTLEADER id host:port` reply is
+//   cas    followed once, to the named leader (a second connection, kept for
+//          later redirects). CAS `:1` -> ok, `:0` -> fail "mismatch".
+//          Definitely no effect -> fail: could not connect (nothing sent),
+//          -NOTLEADER (after the redirect), -NOLEADER, -LOCKED, -ERR.
+//          Maybe an effect -> info: timeout, connection lost after sending,
+//          -TIMEOUT, -SHUTDOWN, any other or unexpected reply.
+// A cas whose expected value is null is fail (raftkv's CAS never matches an
+// absent key; nothing is sent). An unknown `f` or key shape is fail.
+// Every operation is bounded by op_timeout_ms in total (redirect included).
+//
+// Thread-safety: one client per worker thread; Invoke is not reentrant.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "harness/client.h"
+
+namespace faultline::targets::raftkv {
+
+class RespConn;
+
+struct RaftkvClientOptions {
+  std::string host;  // the node's client address
+  int port = 6379;
+  long op_timeout_ms = 2000;
+};
+
+class RaftkvClient : public harness::Client {
+ public:
+  explicit RaftkvClient(RaftkvClientOptions options);
+  ~RaftkvClient() override;
+
+  harness::Completion Invoke(const harness::Operation& op) noexcept override;
+
+  // The key raftkv stores a register under ("r/<key>"), or "" when the key
+  // shape is unsupported (not null, string or integer).
+  static std::string KeyFor(const checkers::Value& key);
+
+ private:
+  harness::Completion Read(const harness::Operation& op);
+  harness::Completion Update(const harness::Operation& op,
+                             std::vector<std::string> command, bool is_cas);
+
+  RaftkvClientOptions options_;
+  std::unique_ptr<RespConn> own_;
+  std::unique_ptr<RespConn> leader_;  // last redirect target, may be null
+};
+
+}  // namespace faultline::targets::raftkv

@@ -1,0 +1,369 @@
+// Unit tests for RaftkvClient's RESP exchange and outcome mapping, against
+// scripted fake RESP servers on 127.0.0.1 (ephemeral ports).
+#include "targets/raftkv/raftkv_client.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "targets/raftkv/resp/resp.h"
+#include "targets/raftkv/resp_conn.h"
+
+namespace {
+
+using faultline::checkers::Value;
+using faultline::harness::Completion;
+using faultline::harness::Operation;
+using faultline::harness::Outcome;
+using faultline::targets::raftkv::ParseHostPort;
+using faultline::targets::raftkv::ParseStatusFields;
+using faultline::targets::raftkv::RaftkvClient;
+using faultline::targets::raftkv::RaftkvClientOptions;
+using faultline::targets::raftkv::StatusField;
+namespace resp = faultline::raftkv::resp;
+
+// What the fake server does with one command: bytes to send back, or
+// kSilent (no reply, keep the connection), or kClose (close it).
+const std::string kSilent = "<silent>";
+const std::string kClose = "<close>";
+
+class FakeServer {
+ public:
+  using Handler = std::function<std::string(const std::vector<std::string>&)>;
+
+  explicit FakeServer(Handler handler) : handler_(std::move(handler)) {
+    listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    REQUIRE(listen_fd_ >= 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = 0;
+    REQUIRE(::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr),
+                   sizeof addr) == 0);
+    REQUIRE(::listen(listen_fd_, 8) == 0);
+    socklen_t len = sizeof addr;
+    REQUIRE(::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr),
+                          &len) == 0);
+    port_ = ntohs(addr.sin_port);
+    thread_ = std::thread([this] { Serve(); });
+  }
+  ~FakeServer() {
+    stop_ = true;
+    thread_.join();
+    ::close(listen_fd_);
+  }
+  int port() const { return port_; }
+  std::vector<std::vector<std::string>> commands() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return commands_;
+  }
+
+ private:
+  // Waits for fd to be readable, checking the stop flag every 10 ms.
+  bool Readable(int fd) {
+    while (!stop_) {
+      pollfd p{fd, POLLIN, 0};
+      if (::poll(&p, 1, 10) > 0) return true;
+    }
+    return false;
+  }
+  void Serve() {
+    while (Readable(listen_fd_)) {
+      int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (fd < 0) continue;
+      Handle(fd);
+      ::close(fd);
+    }
+  }
+  void Handle(int fd) {
+    resp::Parser parser;
+    char buf[4096];
+    while (Readable(fd)) {
+      ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+      if (n <= 0) return;
+      parser.Feed(std::string_view(buf, static_cast<std::size_t>(n)));
+      std::string error;
+      while (auto cmd = parser.NextCommand(&error)) {
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          commands_.push_back(*cmd);
+        }
+        std::string out = handler_(*cmd);
+        if (out == kClose) return;
+        if (out == kSilent) continue;
+        if (::send(fd, out.data(), out.size(), MSG_NOSIGNAL) < 0) return;
+      }
+      if (!error.empty()) return;
+    }
+  }
+
+  Handler handler_;
+  int listen_fd_ = -1;
+  int port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+  std::mutex mu_;
+  std::vector<std::vector<std::string>> commands_;
+};
+
+// A port on 127.0.0.1 with nothing listening (bound, then closed).
+int DeadPort() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  (void)::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  socklen_t len = sizeof addr;
+  (void)::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+RaftkvClient ClientFor(int port, long timeout_ms = 300) {
+  RaftkvClientOptions o;
+  o.host = "127.0.0.1";
+  o.port = port;
+  o.op_timeout_ms = timeout_ms;
+  return RaftkvClient(o);
+}
+
+Operation Read(const std::string& key) {
+  return {"read", Value::String(key), Value()};
+}
+Operation Write(const std::string& key, int v) {
+  return {"write", Value::String(key), Value::Int(v)};
+}
+Operation Cas(const std::string& key, int from, int to) {
+  return {"cas", Value::String(key),
+          Value::MakeList({Value::Int(from), Value::Int(to)})};
+}
+
+std::string Bulk(const std::string& s) {
+  std::string out;
+  resp::AppendBulk(&out, s);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("raftkv client: reads map replies to outcomes", "[raftkv]") {
+  FakeServer server([](const std::vector<std::string>& c) -> std::string {
+    REQUIRE(c.size() == 2);
+    REQUIRE(c[0] == "GET");
+    if (c[1] == "r/a") return Bulk("42");
+    if (c[1] == "r/absent") return "$-1\r\n";
+    if (c[1] == "r/err") return "-ERR no such thing\r\n";
+    if (c[1] == "r/timeout") return "-TIMEOUT outcome unknown\r\n";
+    if (c[1] == "r/silent") return kSilent;
+    if (c[1] == "r/close") return kClose;
+    return ":7\r\n";  // not a reply GET has
+  });
+  RaftkvClient client = ClientFor(server.port());
+
+  Completion ok = client.Invoke(Read("a"));
+  CHECK(ok.type == Outcome::kOk);
+  CHECK(ok.value == Value::Int(42));
+
+  Completion absent = client.Invoke(Read("absent"));
+  CHECK(absent.type == Outcome::kOk);
+  CHECK(absent.value.is_null());
+
+  Completion err = client.Invoke(Read("err"));
+  CHECK(err.type == Outcome::kFail);
+  CHECK(err.error == "ERR no such thing");
+
+  Completion server_timeout = client.Invoke(Read("timeout"));
+  CHECK(server_timeout.type == Outcome::kInfo);
+  CHECK(server_timeout.error == "timeout");
+
+  Completion silent = client.Invoke(Read("silent"));
+  CHECK(silent.type == Outcome::kInfo);
+  CHECK(silent.error == "timeout");
+
+  // The timed-out connection was dropped: the next read gets its own reply.
+  Completion again = client.Invoke(Read("a"));
+  CHECK(again.type == Outcome::kOk);
+  CHECK(again.value == Value::Int(42));
+
+  Completion closed = client.Invoke(Read("close"));
+  CHECK(closed.type == Outcome::kFail);
+
+  Completion odd = client.Invoke(Read("odd"));
+  CHECK(odd.type == Outcome::kFail);
+
+  CHECK(client.Invoke(Read("a")).type == Outcome::kOk);
+}
+
+TEST_CASE("raftkv client: writes tell the truth about uncertainty",
+          "[raftkv]") {
+  FakeServer server([](const std::vector<std::string>& c) -> std::string {
+    REQUIRE(c.size() == 3);
+    REQUIRE(c[0] == "SET");
+    const std::string& v = c[2];
+    if (v == "1") return "+OK\r\n";
+    if (v == "2") return "-NOLEADER term 7\r\n";
+    if (v == "3") return "-LOCKED held by x\r\n";
+    if (v == "4") return "-ERR wrong number of arguments\r\n";
+    if (v == "5") return "-TIMEOUT outcome unknown\r\n";
+    if (v == "6") return "-SHUTDOWN\r\n";
+    if (v == "7") return kSilent;
+    if (v == "8") return kClose;
+    if (v == "9") return "-WEIRD something new\r\n";
+    return ":1\r\n";  // not a reply SET has
+  });
+  RaftkvClient client = ClientFor(server.port());
+  struct Case {
+    int value;
+    Outcome outcome;
+    std::string error;
+  };
+  const std::vector<Case> cases = {
+      {1, Outcome::kOk, ""},
+      {2, Outcome::kFail, "NOLEADER term 7"},
+      {3, Outcome::kFail, "LOCKED held by x"},
+      {4, Outcome::kFail, "ERR wrong number of arguments"},
+      {5, Outcome::kInfo, "timeout"},
+      {6, Outcome::kInfo, "SHUTDOWN"},
+      {7, Outcome::kInfo, "timeout"},
+      {8, Outcome::kInfo, "connection closed: closed by peer"},
+      {9, Outcome::kInfo, "WEIRD something new"},
+      {10, Outcome::kInfo, "unexpected reply"},
+  };
+  for (const Case& c : cases) {
+    INFO("value " << c.value);
+    Completion done = client.Invoke(Write("k", c.value));
+    CHECK(done.type == c.outcome);
+    CHECK(done.error == c.error);
+    CHECK(done.value == Value::Int(c.value));  // the argument, always
+  }
+  // What the server saw: the key and the value as decimal text.
+  auto seen = server.commands();
+  REQUIRE(seen.size() == cases.size());
+  CHECK(seen[0] == std::vector<std::string>{"SET", "r/k", "1"});
+}
+
+TEST_CASE("raftkv client: nothing sent is a fail", "[raftkv]") {
+  RaftkvClient client = ClientFor(DeadPort());
+  Completion w = client.Invoke(Write("k", 1));
+  CHECK(w.type == Outcome::kFail);
+  CHECK(w.error.rfind("connect: ", 0) == 0);
+  Completion c = client.Invoke(Cas("k", 1, 2));
+  CHECK(c.type == Outcome::kFail);
+  Completion r = client.Invoke(Read("k"));
+  CHECK(r.type == Outcome::kFail);
+  // Unsupported shapes are refused before sending.
+  Completion bad_key =
+      client.Invoke({"write", Value::MakeList({}), Value::Int(1)});
+  CHECK(bad_key.type == Outcome::kFail);
+  Completion bad_f = client.Invoke({"frob", Value::String("k"), Value()});
+  CHECK(bad_f.type == Outcome::kFail);
+}
+
+TEST_CASE("raftkv client: cas", "[raftkv]") {
+  FakeServer server([](const std::vector<std::string>& c) -> std::string {
+    REQUIRE(c.size() == 4);
+    REQUIRE(c[0] == "CAS");
+    return c[2] == "1" ? ":1\r\n" : ":0\r\n";
+  });
+  RaftkvClient client = ClientFor(server.port());
+  Completion swapped = client.Invoke(Cas("k", 1, 2));
+  CHECK(swapped.type == Outcome::kOk);
+  Completion mismatch = client.Invoke(Cas("k", 5, 6));
+  CHECK(mismatch.type == Outcome::kFail);
+  CHECK(mismatch.error == "mismatch");
+  // raftkv's CAS never matches an absent key: a cas from null is refused
+  // without sending anything.
+  Completion from_null = client.Invoke(
+      {"cas", Value::String("k"), Value::MakeList({Value(), Value::Int(3)})});
+  CHECK(from_null.type == Outcome::kFail);
+  auto seen = server.commands();
+  REQUIRE(seen.size() == 2);
+  CHECK(seen[0] == std::vector<std::string>{"CAS", "r/k", "1", "2"});
+}
+
+TEST_CASE("raftkv client: one NOTLEADER redirect, writes only", "[raftkv]") {
+  FakeServer leader([](const std::vector<std::string>& c) -> std::string {
+    if (c[0] == "CAS") return ":1\r\n";
+    return "+OK\r\n";
+  });
+  const std::string redirect =
+      "-NOTLEADER 2 127.0.0.1:" + std::to_string(leader.port()) + "\r\n";
+  FakeServer follower([&](const std::vector<std::string>& c) -> std::string {
+    if (c[0] == "GET") return Bulk("9");
+    return redirect;
+  });
+  RaftkvClient client = ClientFor(follower.port());
+  CHECK(client.Invoke(Write("k", 1)).type == Outcome::kOk);
+  CHECK(client.Invoke(Cas("k", 1, 2)).type == Outcome::kOk);
+  CHECK(client.Invoke(Write("k", 3)).type == Outcome::kOk);
+  Completion read = client.Invoke(Read("k"));
+  CHECK(read.type == Outcome::kOk);
+  CHECK(read.value == Value::Int(9));
+  CHECK(follower.commands().size() == 4);
+  auto at_leader = leader.commands();
+  REQUIRE(at_leader.size() == 3);  // no GET went to the leader
+  CHECK(at_leader[1][0] == "CAS");
+
+  // A leader that redirects again: fail (the second NOTLEADER is final).
+  std::string bounce;
+  FakeServer a([&](const std::vector<std::string>&) { return bounce; });
+  FakeServer b([&](const std::vector<std::string>&) {
+    return "-NOTLEADER 1 127.0.0.1:" + std::to_string(a.port()) + "\r\n";
+  });
+  bounce = "-NOTLEADER 2 127.0.0.1:" + std::to_string(b.port()) + "\r\n";
+  RaftkvClient pingpong = ClientFor(a.port());
+  Completion twice = pingpong.Invoke(Write("k", 4));
+  CHECK(twice.type == Outcome::kFail);
+  CHECK(twice.error.rfind("NOTLEADER 1 ", 0) == 0);
+  CHECK(a.commands().size() == 1);
+  CHECK(b.commands().size() == 1);
+
+  // A redirect to a leader that is down: nothing reached it, fail.
+  const std::string dead =
+      "-NOTLEADER 3 127.0.0.1:" + std::to_string(DeadPort()) + "\r\n";
+  FakeServer lost([&](const std::vector<std::string>&) { return dead; });
+  RaftkvClient to_dead = ClientFor(lost.port());
+  CHECK(to_dead.Invoke(Write("k", 5)).type == Outcome::kFail);
+  // A redirect without an address: fail.
+  FakeServer unnamed([](const std::vector<std::string>&) {
+    return std::string("-NOTLEADER 0\r\n");
+  });
+  RaftkvClient to_none = ClientFor(unnamed.port());
+  CHECK(to_none.Invoke(Write("k", 6)).type == Outcome::kFail);
+}
+
+TEST_CASE("raftkv helpers: addresses and STATUS", "[raftkv]") {
+  auto hp = ParseHostPort("10.77.4.1:6379");
+  REQUIRE(hp);
+  CHECK(hp->host == "10.77.4.1");
+  CHECK(hp->port == 6379);
+  CHECK_FALSE(ParseHostPort("10.77.4.1"));
+  CHECK_FALSE(ParseHostPort(":6379"));
+  CHECK_FALSE(ParseHostPort("h:0"));
+  CHECK_FALSE(ParseHostPort("h:65536"));
+  CHECK_FALSE(ParseHostPort("h:12x"));
+
+  auto f = ParseStatusFields(
+      "id:3\r\nrole:leader\nterm:12\nleader:3\n"
+      "leader_addr:10.0.0.3:6379\n# comment\nbogus\n");
+  CHECK(StatusField(f, "role") == "leader");
+  CHECK(StatusField(f, "term") == "12");
+  CHECK(StatusField(f, "leader_addr") == "10.0.0.3:6379");
+  CHECK(StatusField(f, "missing").empty());
+  CHECK(f.size() == 5);
+
+  CHECK(RaftkvClient::KeyFor(Value::Int(3)) == "r/3");
+  CHECK(RaftkvClient::KeyFor(Value::String("x")) == "r/x");
+  CHECK(RaftkvClient::KeyFor(Value()) == "r/_");
+  CHECK(RaftkvClient::KeyFor(Value::Bool(true)).empty());
+}

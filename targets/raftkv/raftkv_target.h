@@ -1,0 +1,112 @@
+// RaftkvTarget: this repository's raftkv server (docs/targets/raftkv.md) as a
+// harness::Target. Node i of the cluster (0-based) is raftkv member i+1; each
+// listens ONLY on <node.ip>:7001 (Raft peers) and <node.ip>:6379 (RESP
+// clients), so members on distinct addresses can share a host.
+//
+// Files, per node, on the node (through its Remote):
+//   <work_dir>/<node>/data        WAL and snapshots (deleted by Teardown)
+//   <work_dir>/<node>/raftkv.log  the server's stderr, one line per event
+//
+// Inspect() asks the node itself (STATUS, ~500 ms timeout): role "leader",
+// "follower" or "candidate" (a pre-candidate is reported as "candidate" with
+// its unchanged term), its current term, and the node name of the leader it
+// knows ("" if none).
+//
+// Processes: Start goes through Remote::Start (the netns Remote records a
+// `process` ledger entry); Pause records a `stop` entry before SIGSTOP and
+// marks it healed on SIGCONT or when the process is gone, like the etcd
+// target. Liveness uses the local process table (harness::ProcessAlive),
+// right for the local and netns Remotes.
+//
+// Thread-safety: every method may be called from any thread; per-node state
+// is under a mutex, network calls are made outside it.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "harness/spec.h"
+#include "harness/target.h"
+
+namespace faultline::targets::raftkv {
+
+constexpr int kPeerPort = 7001;
+constexpr int kClientPort = 6379;
+
+class RaftkvTarget : public harness::Target {
+ public:
+  // `binary` is the raftkv executable to run (FindTargetBinary's answer);
+  // "" means spec.binary as given. `ledger` may be nullptr. `work_dir` is
+  // the directory on the nodes for data and logs (made absolute against the
+  // controller's current directory).
+  RaftkvTarget(const harness::RaftkvSpec& spec,
+               const harness::WorkloadSpec& workload, harness::Ledger* ledger,
+               std::string work_dir, std::string binary = "");
+  ~RaftkvTarget() override;
+
+  std::string name() const override { return "raftkv"; }
+  // "raftkv <version>" from `<binary> --version` when it answers, else
+  // "raftkv <faultline version>" (raftkv is built from this repository).
+  std::string version() override;
+
+  // Remembers the nodes (the cluster must outlive this target) and creates
+  // fresh, empty per-node directories (old data is removed). 1..9 nodes.
+  harness::Status Setup(harness::Cluster& cluster) override;
+  // Starts the member on `node` (with its existing data after a Kill). A
+  // no-op when it is already running.
+  harness::Status Start(const harness::Node& node) override;
+  // Polls STATUS on every running member until each answers, all name the
+  // same leader, and that leader reports itself leader. Error on timeout,
+  // naming what was missing.
+  harness::Status AwaitHealthy(std::chrono::milliseconds timeout) override;
+  harness::Status Kill(const harness::Node& node) override;    // SIGKILL
+  harness::Status Pause(const harness::Node& node) override;   // SIGSTOP
+  harness::Status Resume(const harness::Node& node) override;  // SIGCONT
+  bool Running(const harness::Node& node) override;
+  harness::NodeStatus Inspect(const harness::Node& node) override;
+  // SIGTERM to every member (paused ones are resumed first), a bounded
+  // grace, then SIGKILL; copies raftkv.log to <log_dir>/<node>/raftkv.log;
+  // deletes the data dirs. Idempotent. An empty `log_dir` skips the copy.
+  harness::Status Teardown(const std::string& log_dir) override;
+
+  // Workload "register" only.
+  harness::Result<std::unique_ptr<harness::Client>> OpenClient(
+      const harness::Node& node, const std::string& workload) override;
+
+  // The pid of the member on `node`, 0 when it is not running.
+  pid_t Pid(const harness::Node& node);
+  // The argv Start uses for `node` (for tests and docs). Valid after Setup.
+  std::vector<std::string> CommandLine(const harness::Node& node) const;
+
+ private:
+  struct Member {
+    harness::Node node;
+    pid_t pid = 0;
+    bool paused = false;
+    long stop_seq = 0;  // ledger seq of the active `stop` entry, 0 if none
+    bool ever_started = false;
+  };
+
+  std::string NodeDir(const harness::Node& node) const;
+  std::string Peers() const;
+  void ReapLocked(Member& m);
+  Member* FindLocked(const std::string& name);
+  std::string IpOf(const harness::Node& node);  // "" if unknown
+  std::string NameOfId(long long id);           // "" if unknown
+
+  harness::RaftkvSpec spec_;
+  harness::WorkloadSpec workload_;
+  harness::Ledger* ledger_;
+  std::string work_dir_;
+  std::string binary_;
+
+  std::mutex mu_;
+  std::vector<Member> members_;  // in cluster order: member id = index + 1
+};
+
+}  // namespace faultline::targets::raftkv
