@@ -49,6 +49,11 @@
 //    second, waits if an entry beyond applied touches the key, and only
 //    serves once applied >= floor (covering writes committed between A and
 //    R, before the leader registered the lease).
+//    The floor must bound every index committed so far, so a leader grants
+//    only once it has committed an entry of its own term (before that its
+//    commit index may lag entries a predecessor committed; same rule as for
+//    ReadIndex). Found by the simulator: a new leader with commit 0 granted
+//    floor 0 and the holder served a value older than a committed write.
 //    Cap: the grant is limited so the holder's lease ends before the
 //    leader's own lease:  D <= (own_until - r)/(1+e). Own lease real end >=
 //    R + (own_until - r)/(1+e) >= R + D >= holder real end. Hence no follower
@@ -137,10 +142,12 @@ class LeaderLeases {
   explicit LeaderLeases(const Config& cfg);
 
   // A follower asked for a lease (lease_seq = seq) in a message received at
-  // `now`. `commit` = the leader's commit index now; `own_until` = the
-  // leader's own lease end (LeaderOwnLease::Until; 0 if not valid). Grants
-  // min(follower_lease, (own_until-now)/(1+e)) if that is > 2*guard and
-  // granting is not stopped by RevokeAll; records the expiry.
+  // `now`. Precondition (the caller's): the leader has committed an entry of
+  // its current term, so `commit` covers every committed index. `commit` = the
+  // leader's commit index now; `own_until` = the leader's own lease end
+  // (LeaderOwnLease::Until; 0 if not valid). Grants min(follower_lease,
+  // (own_until-now)/(1+e)) if that is > 2*guard and granting is not stopped by
+  // RevokeAll; records the expiry.
   LeaseGrant OnRequest(NodeId holder, std::uint64_t seq, Nanos now,
                        Index commit, Nanos own_until);
 
