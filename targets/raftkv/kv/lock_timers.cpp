@@ -5,6 +5,18 @@
 #include <limits>
 
 namespace faultline::raftkv::kv {
+namespace {
+
+Nanos SaturatingAdd(Nanos a, Nanos b) {
+  Nanos out = 0;
+  if (__builtin_add_overflow(a, b, &out)) {
+    return b > 0 ? std::numeric_limits<Nanos>::max()
+                 : std::numeric_limits<Nanos>::min();
+  }
+  return out;
+}
+
+}  // namespace
 
 Nanos LockTimers::Deadline(std::int64_t ttl_ms, Nanos now) const {
   // Saturating: a huge TTL means "practically never", not an overflow.
@@ -54,7 +66,7 @@ std::vector<DueExpiry> LockTimers::Due(Nanos now) {
   for (auto& [name, t] : timers_) {
     if (now < t.deadline) continue;
     if (t.retry_at && now < *t.retry_at) continue;
-    t.retry_at = now + opts_.expire_retry;
+    t.retry_at = SaturatingAdd(now, opts_.expire_retry);
     out.push_back(DueExpiry{name, t.token, t.generation});
   }
   return out;
