@@ -33,7 +33,7 @@ struct Value {
 struct Limits {
   std::size_t max_bulk = 512u << 20;    // one bulk string's length
   std::int64_t max_array = 1 << 20;     // elements of one array
-  std::size_t max_line = 64u << 10;     // inline command / header line
+  std::size_t max_line = 64u << 10;     // inline command, any CRLF line
   std::size_t max_depth = 64;           // nesting of reply arrays
   std::size_t max_buffered = 1u << 30;  // unconsumed bytes held at once
 };
