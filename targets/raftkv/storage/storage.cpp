@@ -39,10 +39,15 @@ struct Log {
     return true;
   }
   // Raft's rule for a durable snapshot at (index, term): keep what follows
-  // index if the log holds (index, term), else discard the log.
-  void ApplySnapshot(Index index, Term term) {
-    if (index < start) return;
-    if (index >= next() || TermOf(items[index - start]) != term) {
+  // index if the log holds (index, term) (or starts after index), else
+  // discard the log. Keeps() decides, Apply() carries out the decision.
+  bool Keeps(Index index, Term term) const {
+    if (index < start) return true;
+    return index < next() && TermOf(items[index - start]) == term;
+  }
+  void Apply(Index index, bool kept) {
+    if (kept && index < start) return;
+    if (!kept || index >= next()) {
       Reset(index + 1);
       return;
     }
@@ -167,6 +172,7 @@ std::string DiskStorage::Impl::Recover(Recovered* out) {
   const Term s_term = out->snapshot ? out->snapshot->meta.term : 0;
 
   Log<raft::Entry> replay;
+  std::optional<std::pair<Index, Term>> last_mark;
   std::uint64_t cut_at = 0;  // last segment: valid bytes, if it needs a cut
   bool cut = false;
   for (std::size_t i = 0; i < segments.size(); ++i) {
@@ -225,7 +231,8 @@ std::string DiskStorage::Impl::Recover(Recovered* out) {
                                          std::to_string(s_index) + ", " +
                                          std::to_string(s_term) + ")");
           }
-          replay.ApplySnapshot(r.index, r.term);
+          replay.Apply(r.index, r.kept);
+          last_mark = {r.index, r.term};
           break;
         case wal::RecordType::kCommit:
           break;  // never reported by ScanSegment
@@ -240,7 +247,9 @@ std::string DiskStorage::Impl::Recover(Recovered* out) {
   }
   // The snapshot file may be newer than every mark (a crash before the
   // mark was written): apply its rule now. Idempotent otherwise.
-  if (out->snapshot) replay.ApplySnapshot(s_index, s_term);
+  const Index replay_next = replay.next();  // before the rule, for a new mark
+  const bool end_kept = !out->snapshot || replay.Keeps(s_index, s_term);
+  if (out->snapshot) replay.Apply(s_index, end_kept);
   if (replay.start != s_index + 1) {
     return "log starts at index " + std::to_string(replay.start) +
            " but the snapshot ends at " + std::to_string(s_index);
@@ -265,6 +274,15 @@ std::string DiskStorage::Impl::Recover(Recovered* out) {
     return err;
   }
   file_size = segments.back().size;
+  // A SaveSnapshot interrupted before its mark: finish it, so the records
+  // written from now on follow the mark, as the rule applied above assumes.
+  if (out->snapshot &&
+      last_mark != std::optional<std::pair<Index, Term>>({s_index, s_term})) {
+    std::string header;
+    wal::AppendSnapshotMark(&header, s_index, s_term, end_kept);
+    return StartSegment(segments.back().seq + 1, replay_next, std::move(header),
+                        1);
+  }
   return "";
 }
 
@@ -384,11 +402,12 @@ std::string DiskStorage::SaveSnapshot(const raft::Snapshot& snap) {
     return renamed ? s.Fail(err) : err;
   }
   std::string header;
-  wal::AppendSnapshotMark(&header, index, term);
+  const bool kept = s.log.Keeps(index, term);
+  wal::AppendSnapshotMark(&header, index, term, kept);
   if (std::string err = s.Roll(std::move(header), 1); !err.empty()) {
     return s.Fail(err);
   }
-  s.log.ApplySnapshot(index, term);
+  s.log.Apply(index, kept);
   s.snap_index = index;
   s.snap_term = term;
 

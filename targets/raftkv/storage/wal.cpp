@@ -83,9 +83,12 @@ std::string Decode(std::string_view body, Record* r) {
       r->index = GetU64(p.data());
       return "";
     case RecordType::kSnapshot:
-      if (p.size() != 16) return "bad snapshot record";
+      if (p.size() != 17 || static_cast<unsigned char>(p[16]) > 1) {
+        return "bad snapshot record";
+      }
       r->index = GetU64(p.data());
       r->term = GetU64(p.data() + 8);
+      r->kept = p[16] == 1;
       return "";
     case RecordType::kCommit:
       if (p.size() != 4) return "bad commit record";
@@ -121,10 +124,12 @@ void AppendTruncate(std::string* buf, raft::Index from) {
   Finish(buf, start);
 }
 
-void AppendSnapshotMark(std::string* buf, raft::Index index, raft::Term term) {
+void AppendSnapshotMark(std::string* buf, raft::Index index, raft::Term term,
+                        bool kept) {
   std::size_t start = Begin(buf, RecordType::kSnapshot);
   PutU64(buf, index);
   PutU64(buf, term);
+  buf->push_back(kept ? 1 : 0);
   Finish(buf, start);
 }
 

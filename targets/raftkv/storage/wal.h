@@ -5,9 +5,12 @@
 //   kEntry      u64 term, u64 index, u8 entry type, data (rest)
 //   kHardState  u64 term, u64 vote, u64 commit
 //   kTruncate   u64 index: entries >= index are void
-//   kSnapshot   u64 index, u64 term: a snapshot at (index, term) was made
-//               durable before this record (Raft's rule: keep the log after
-//               index if it holds (index, term), else discard it)
+//   kSnapshot   u64 index, u64 term, u8 kept: a snapshot at (index, term)
+//               was made durable before this record; the log then held
+//               (index, term) and entries after index were kept (kept=1),
+//               or it did not and the whole log was discarded (kept=0). The
+//               decision is recorded because the entry it was based on may
+//               live in a segment deleted later.
 //   kCommit     u32 number of records in the batch it closes
 // Records are written in batches (one per DiskStorage call) closed by a
 // kCommit record; a batch without its commit never happened. That makes
@@ -41,7 +44,8 @@ constexpr std::uint32_t kMaxRecordLength = 1u << 30;  // sanity bound
 void AppendEntry(std::string* buf, const raft::Entry& e);
 void AppendHardState(std::string* buf, const raft::HardState& hs);
 void AppendTruncate(std::string* buf, raft::Index from);
-void AppendSnapshotMark(std::string* buf, raft::Index index, raft::Term term);
+void AppendSnapshotMark(std::string* buf, raft::Index index, raft::Term term,
+                        bool kept);
 void AppendCommit(std::string* buf, std::uint32_t records);
 
 // One decoded record; only the fields of its type are set.
@@ -51,6 +55,7 @@ struct Record {
   raft::HardState hard_state;  // kHardState
   raft::Index index = 0;       // kTruncate, kSnapshot
   raft::Term term = 0;         // kSnapshot
+  bool kept = false;           // kSnapshot
 };
 
 struct SegmentScan {
