@@ -281,6 +281,10 @@ FlagsResult ParseFlags(const std::vector<std::string>& args) {
       s.has_value = true;
     } else {
       const FlagDef* d = Find(s.name);
+      if (d == nullptr && s.name != "config") {
+        res.error = s.where + ": unknown flag (see --help)";
+        return res;
+      }
       bool boolean = d != nullptr && d->boolean;
       if (!boolean && (s.name == "config" || d != nullptr)) {
         if (i + 1 >= args.size()) {
