@@ -152,7 +152,7 @@ class PosixEnvImpl final : public Env {
     struct stat st {};
     if (::stat(dir.c_str(), &st) == 0) {
       if (S_ISDIR(st.st_mode)) return "";
-      return "mkdir " + dir + ": exists and is not a directory";
+      return Err("mkdir", dir, ENOTDIR);
     }
     std::string parent = Parent(dir);
     if (parent != dir && parent != "/" && parent != ".") {
