@@ -53,7 +53,8 @@ void RaftLog::Append(Entry e) {
   entries_.push_back(std::move(e));
 }
 
-Index RaftLog::AppendAfter(Index prev_index, const std::vector<Entry>& es) {
+Index RaftLog::AppendAfter(Index prev_index, const std::vector<Entry>& es,
+                           bool allow_committed_conflict) {
   Index idx = prev_index;
   for (const Entry& e : es) {
     ++idx;
@@ -62,7 +63,8 @@ Index RaftLog::AppendAfter(Index prev_index, const std::vector<Entry>& es) {
     if (TermAt(idx, &have)) {
       if (have == e.term) continue;
       // Conflict: a committed entry can never be overwritten.
-      RAFT_CHECK(idx > committed_);
+      RAFT_CHECK(idx > committed_ || allow_committed_conflict);
+      RAFT_CHECK(idx > snap_index_);
       entries_.resize(idx - snap_index_ - 1);
       if (stabled_ >= idx) stabled_ = idx - 1;
     }

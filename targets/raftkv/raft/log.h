@@ -54,9 +54,13 @@ class RaftLog {
   // conflict (same index, different term) and everything after them are
   // replaced; entries already present are kept. Returns the index of the
   // last entry of `entries` (prev_index if empty). Precondition:
-  // MatchTerm(prev_index, prev_term), entries contiguous after prev_index,
-  // and no entry at or below committed conflicts.
-  Index AppendAfter(Index prev_index, const std::vector<Entry>& entries);
+  // MatchTerm(prev_index, prev_term), entries contiguous after prev_index.
+  // A conflict at or below `committed` breaks Raft's safety and aborts,
+  // unless `allow_committed_conflict` (Unsafe::kCommitOldTerms, where such
+  // conflicts are the anomaly being demonstrated: the log is overwritten,
+  // the commit index stays).
+  Index AppendAfter(Index prev_index, const std::vector<Entry>& entries,
+                    bool allow_committed_conflict = false);
   // Largest index <= `index` whose term is <= `term` (for fast backup on a
   // rejected append); returns snap_index when none is known.
   Index FindConflictByTerm(Index index, Term term) const;

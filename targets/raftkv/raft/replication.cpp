@@ -128,12 +128,13 @@ void Node::Impl::HandleAppend(const Message& m, Nanos /*now*/) {
   Index prev = m.index;
   Term prev_term = m.log_term;
   auto first = m.entries.begin();
-  if (prev < log.committed()) {
-    // Entries up to our commit index (and our snapshot) are already here and
-    // equal to the leader's: trim them instead of rejecting.
-    while (first != m.entries.end() && first->index <= log.committed()) ++first;
-    prev = log.committed();
-    prev_term = log.TermOr0(prev);
+  if (prev < log.snap_index()) {
+    // Entries covered by our snapshot are committed, hence equal to the
+    // leader's: trim them instead of rejecting.
+    while (first != m.entries.end() && first->index <= log.snap_index())
+      ++first;
+    prev = log.snap_index();
+    prev_term = log.snap_term();
   }
   if (!log.MatchTerm(prev, prev_term)) {
     r.reject = true;
@@ -146,7 +147,8 @@ void Node::Impl::HandleAppend(const Message& m, Nanos /*now*/) {
     return;
   }
   std::vector<Entry> rest(first, m.entries.end());
-  Index last_new = log.AppendAfter(prev, rest);
+  Index last_new =
+      log.AppendAfter(prev, rest, cfg.unsafe == Unsafe::kCommitOldTerms);
   log.CommitTo(std::min(m.commit, last_new));
   r.index = last_new;
   Send(std::move(r));
@@ -201,7 +203,10 @@ void Node::Impl::HandleHeartbeatResp(const Message& m, Nanos now) {
   pr.acked_round = std::max(pr.acked_round, m.context);
   own_lease.OnAck(m.from, m.context);
   ProcessReadRounds();
-  if (m.lease_seq != 0 && cfg.read_mode == ReadMode::kFollowerLease) {
+  // Grant only once our commit index covers everything committed so far
+  // (an entry of our term is committed): the grant's floor relies on it.
+  if (m.lease_seq != 0 && cfg.read_mode == ReadMode::kFollowerLease &&
+      CommittedInTerm()) {
     Nanos own_until = LeaderLeaseValid(now) ? own_lease.Until() : 0;
     LeaseGrant g =
         leases.OnRequest(m.from, m.lease_seq, now, log.committed(), own_until);
