@@ -107,8 +107,9 @@ std::vector<Loss> Losses() {
 
 struct Totals {
   int runs = 0;
-  int torn = 0;          // recoveries that cut a torn tail
-  int beyond_acked = 0;  // recovered an unacknowledged later state
+  int torn = 0;            // recoveries that cut a torn tail
+  int beyond_acked = 0;    // recovered an unacknowledged later state
+  int double_crashes = 0;  // crashes during recovery, checked
 };
 
 // Runs `ops` crashing after boundary k under `loss`, recovers, checks.
@@ -130,6 +131,8 @@ std::string CrashOnce(const std::vector<Op>& ops,
     }
   }
   env.LosePower(loss);
+  const auto crashed_disk = env.Clone();
+  const int before_recovery = env.boundaries();
   Recovered rec;
   std::string err;
   auto s = DiskStorage::Open(kDir, &env, SmallSegments(), &rec, &err);
@@ -158,6 +161,33 @@ std::string CrashOnce(const std::vector<Op>& ops,
            "\nallowed:" + allowed;
   }
   if (match > acked) ++totals->beyond_acked;
+
+  // A second crash during recovery itself (cutting the tail, finishing a
+  // snapshot) changes nothing: recovery from there gives the same state.
+  const int recovery_boundaries = env.boundaries() - before_recovery;
+  for (int j = 0; j < recovery_boundaries; ++j) {
+    for (const Loss& loss2 : {Loss{Loss::Data::kSyncedOnly, 0, false},
+                              Loss{Loss::Data::kTornLast, 7, true}}) {
+      auto again = crashed_disk->Clone();
+      again->CrashAfter(before_recovery + j);
+      {
+        Recovered ignored;
+        DiskStorage::Open(kDir, again.get(), SmallSegments(), &ignored, &err);
+      }
+      again->LosePower(loss2);
+      Recovered rec2;
+      if (!DiskStorage::Open(kDir, again.get(), SmallSegments(), &rec2, &err)) {
+        return where + ", then during recovery after " + std::to_string(j) +
+               ": Open failed: " + err;
+      }
+      if (!states[match].Matches(rec2)) {
+        return where + ", then during recovery after " + std::to_string(j) +
+               ": recovered " + testing::Describe(rec2) + ", want " +
+               states[match].Describe();
+      }
+      ++totals->double_crashes;
+    }
+  }
 
   // The recovered storage keeps working: one more save survives a restart.
   Model m = states[match];
@@ -216,10 +246,11 @@ TEST_CASE("crash at every write boundary of a scripted sequence",
           "[storage][crash]") {
   Totals t = CrashEverywhere(Script());
   INFO("runs " << t.runs << ", torn " << t.torn << ", beyond acked "
-               << t.beyond_acked);
+               << t.beyond_acked << ", double crashes " << t.double_crashes);
   CHECK(t.runs > 1000);
   CHECK(t.torn > 100);         // torn tails really were produced and cut
   CHECK(t.beyond_acked > 10);  // and in-flight saves sometimes survive
+  CHECK(t.double_crashes > 100);
 }
 
 TEST_CASE("crash at every write boundary of seeded random sequences",

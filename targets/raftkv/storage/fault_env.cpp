@@ -116,6 +116,25 @@ void FaultEnv::LosePower(const PowerLoss& how) {
   ++generation_;
 }
 
+std::unique_ptr<FaultEnv> FaultEnv::Clone() const {
+  auto c = std::make_unique<FaultEnv>();
+  std::map<const Inode*, std::shared_ptr<Inode>> copies;
+  auto copy = [&](const Names& from, Names* to) {
+    for (const auto& [name, inode] : from) {
+      auto& dup = copies[inode.get()];
+      if (!dup) dup = std::make_shared<Inode>(*inode);
+      (*to)[name] = dup;
+    }
+  };
+  copy(current_, &c->current_);
+  copy(durable_, &c->durable_);
+  c->dirs_ = dirs_;
+  c->boundaries_ = boundaries_;
+  c->crash_after_ = crash_after_;
+  c->trace_ = trace_;
+  return c;
+}
+
 std::string FaultEnv::Contents(const std::string& path) const {
   auto it = current_.find(path);
   return it == current_.end() ? "" : it->second->data;

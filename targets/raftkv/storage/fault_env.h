@@ -59,6 +59,11 @@ class FaultEnv final : public Env {
   // opened before become dead (their calls fail).
   void LosePower(const PowerLoss& how);
 
+  // A deep copy of the disk (current and durable state, boundary count,
+  // armed crash), without the open files: for trying several futures of
+  // one disk.
+  std::unique_ptr<FaultEnv> Clone() const;
+
   // Test helpers, no boundary: the current bytes of `path` ("" if absent),
   // and an in-place overwrite that is immediately durable.
   std::string Contents(const std::string& path) const;
