@@ -90,9 +90,15 @@ NodeId Cluster::Leader() const {
   return best;
 }
 
+void Cluster::Trace(const std::string& line) {
+  if (!trace) return;
+  trace("t=" + std::to_string(clock_.Real() / 1000) + "us " + line);
+}
+
 void Cluster::Crash(NodeId n) {
   Slot& s = S(n);
   if (!s.node) return;
+  Trace("crash n" + std::to_string(n));
   s.node.reset();
   s.kv = SimKv();
   s.reads.clear();
@@ -104,6 +110,11 @@ void Cluster::Restart(NodeId n) {
   Slot& s = S(n);
   if (s.node) return;
   ++s.restarts;
+  Trace("restart n" + std::to_string(n) + " term " +
+        std::to_string(s.disk.hs.term) + " vote " +
+        std::to_string(s.disk.hs.vote) + " commit " +
+        std::to_string(s.disk.hs.commit) + " last " +
+        std::to_string(s.disk.LastIndex()));
   s.node = std::make_unique<Node>(ConfigFor(n, s.restarts), clock_.Local(n));
   s.node->Restore(s.disk.hs, s.disk.snap, s.disk.log);
   s.kv = SimKv();
@@ -137,8 +148,8 @@ void Cluster::DeliverDue() {
   }
 }
 
-bool Cluster::MaybeCrash(NodeId n, ReadyPhase p) {
-  if (crash_hook && crash_hook(n, p)) {
+bool Cluster::MaybeCrash(NodeId n, ReadyPhase p, const Ready& rd) {
+  if (crash_hook && crash_hook(n, p, rd)) {
     Crash(n);
     return true;
   }
@@ -160,7 +171,35 @@ bool Cluster::ProcessReadyOnce(NodeId n) {
     Slot& s = S(n);
     if (!s.node || !s.node->HasReady()) break;
     Ready rd = s.node->GetReady();
-    if (MaybeCrash(n, ReadyPhase::kBeforePersist)) return false;
+    if (trace) {
+      if (rd.soft_state) {
+        Trace("n" + std::to_string(n) + " " + ToString(rd.soft_state->role) +
+              " term " + std::to_string(rd.soft_state->term) + " leader " +
+              std::to_string(rd.soft_state->leader));
+      }
+      for (const Message& m : rd.messages) {
+        std::string l = std::string("  send ") + ToString(m.type) + " " +
+                        std::to_string(m.from) + "->" + std::to_string(m.to) +
+                        " term " + std::to_string(m.term) + " idx " +
+                        std::to_string(m.index) + " lt " +
+                        std::to_string(m.log_term) +
+                        " n=" + std::to_string(m.entries.size()) + " commit " +
+                        std::to_string(m.commit);
+        if (m.reject) l += " REJECT";
+        if (m.lease_seq) {
+          l += " lease_seq " + std::to_string(m.lease_seq) + " dur " +
+               std::to_string(m.lease_duration) + " floor " +
+               std::to_string(m.lease_floor);
+        }
+        if (m.lease_revoke) l += " revoke";
+        Trace(l);
+      }
+      for (const Entry& e : rd.committed) {
+        Trace("  n" + std::to_string(n) + " apply " + std::to_string(e.index) +
+              " t" + std::to_string(e.term) + " " + e.data);
+      }
+    }
+    if (MaybeCrash(n, ReadyPhase::kBeforePersist, rd)) return false;
     // 1. persist
     if (rd.hard_state) {
       checker_.OnPersistHardState(n, s.disk.hs, *rd.hard_state);
@@ -174,7 +213,7 @@ bool Cluster::ProcessReadyOnce(NodeId n) {
       checker_.OnPersistEntries(n, rd.entries);
       if (auto err = s.disk.Append(rd.entries)) checker_.Contract(n, *err);
     }
-    if (MaybeCrash(n, ReadyPhase::kAfterPersist)) return false;
+    if (MaybeCrash(n, ReadyPhase::kAfterPersist, rd)) return false;
     // 2. send
     for (const Message& m : rd.messages) {
       if (m.from != n) {
@@ -184,7 +223,7 @@ bool Cluster::ProcessReadyOnce(NodeId n) {
       if (m.to == n) continue;
       net_.Send(m, clock_.Real());
     }
-    if (MaybeCrash(n, ReadyPhase::kAfterSend)) return false;
+    if (MaybeCrash(n, ReadyPhase::kAfterSend, rd)) return false;
     // 3. apply
     if (rd.snapshot) {
       checker_.OnApplySnapshot(n, *rd.snapshot, s.kv.applied());
@@ -206,7 +245,7 @@ bool Cluster::ProcessReadyOnce(NodeId n) {
     for (std::uint64_t ctx : rd.failed_reads) {
       if (s.reads.erase(ctx) > 0) ++failed_reads_;
     }
-    if (MaybeCrash(n, ReadyPhase::kAfterApply)) return false;
+    if (MaybeCrash(n, ReadyPhase::kAfterApply, rd)) return false;
     s.node->Advance(rd);
     ServeReads(n);
     if (opt_.snapshot_every > 0 &&
@@ -290,6 +329,14 @@ void Cluster::RetryLocalReads(NodeId n) {
     std::optional<std::string> v = s.kv.Get(t.key);
     const LocalRead r = s.node->TryLocalRead(
         clock_.Local(n), [&](const Entry& e) { return TouchesKey(e, t.key); });
+    if (trace) {
+      Status st = s.node->GetStatus(clock_.Local(n));
+      Trace("n" + std::to_string(n) + " local read " + t.key + " = " +
+            v.value_or("nil") + " -> " + std::to_string(static_cast<int>(r)) +
+            " applied " + std::to_string(s.kv.applied()) + " commit " +
+            std::to_string(st.commit) + " lease remaining " +
+            std::to_string(st.follower_lease_remaining));
+    }
     switch (r) {
       case LocalRead::kServe:
         checker_.OnReadServed(n, t, 0, v, "local");

@@ -98,8 +98,12 @@ class Cluster {
   std::size_t PendingReads() const;
   std::uint64_t failed_reads() const { return failed_reads_; }
 
-  // Called at each ReadyPhase; returning true crashes the node there.
-  std::function<bool(NodeId, ReadyPhase)> crash_hook;
+  // Called at each ReadyPhase with the Ready being handled; returning true
+  // crashes the node there.
+  std::function<bool(NodeId, ReadyPhase, const Ready&)> crash_hook;
+  // If set, receives one line per notable event (debugging a seed).
+  std::function<void(const std::string&)> trace;
+  void Trace(const std::string& line);
 
  private:
   struct PendingRead {
@@ -111,7 +115,7 @@ class Cluster {
   Slot& S(NodeId n);
   const Slot& S(NodeId n) const;
   Config ConfigFor(NodeId n, int restarts) const;
-  bool MaybeCrash(NodeId n, ReadyPhase p);
+  bool MaybeCrash(NodeId n, ReadyPhase p, const Ready& rd);
   // Handles pending Readys; false if the node crashed meanwhile.
   bool ProcessReadyOnce(NodeId n);
   void ServeReads(NodeId n);

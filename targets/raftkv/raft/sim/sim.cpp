@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -54,6 +55,7 @@ class Runner {
   void Fault();
   void Partition();
   void Client();
+  void IsolateLeaders();
 
   std::uint64_t seed_;
   RunOptions o_;
@@ -61,6 +63,8 @@ class Runner {
   Cluster c_;
   std::map<NodeId, Nanos> next_tick_;
   std::map<NodeId, Nanos> restart_at_;
+  std::map<NodeId, Index> last_commit_;
+  std::map<NodeId, Term> led_term_;
   Nanos heal_at_ = kNever;
   std::uint64_t value_seq_ = 0;
   RunResult res_;
@@ -82,12 +86,14 @@ void Runner::Partition() {
       NodeId n = c_.Leader();
       if (n == kNone || rng_.Chance(0.4)) n = Pick();
       c_.net().Isolate(n, all);
+      c_.Trace("isolate n" + std::to_string(n));
       break;
     }
     case 1: {  // random split into two groups
       std::vector<std::vector<NodeId>> g(2);
       for (NodeId n : all) g[rng_.Below(2)].push_back(n);
       c_.net().Partition(g, all);
+      c_.Trace("partition");
       break;
     }
     default: {  // one-way cut(s)
@@ -106,6 +112,7 @@ void Runner::Fault() {
   const Nanos now = c_.clock().Real();
   if (heal_at_ <= now) {
     c_.net().Heal();
+    c_.Trace("heal");
     heal_at_ = kNever;
   }
   for (auto it = restart_at_.begin(); it != restart_at_.end();) {
@@ -115,6 +122,28 @@ void Runner::Fault() {
     } else {
       ++it;
     }
+  }
+}
+
+void Runner::IsolateLeaders() {
+  for (NodeId n : c_.ids()) {
+    if (!c_.Up(n)) continue;
+    const Status st = c_.StatusOf(n);
+    Index& last = last_commit_[n];
+    const bool advanced = st.commit > last;
+    last = st.commit;
+    if (st.role != Role::kLeader) continue;
+    const bool elected = led_term_[n] != st.term;
+    led_term_[n] = st.term;
+    if (heal_at_ != kNever) continue;
+    const double p = elected    ? o_.isolate_new_leader
+                     : advanced ? o_.isolate_on_commit
+                                : 0.0;
+    if (p <= 0 || !rng_.Chance(p)) continue;
+    c_.net().Isolate(n, c_.ids());
+    c_.Trace("isolate leader n" + std::to_string(n) + " term " +
+             std::to_string(st.term) + " commit " + std::to_string(st.commit));
+    heal_at_ = c_.clock().Real() + rng_.Range(20'000'000, o_.max_partition);
   }
 }
 
@@ -144,8 +173,22 @@ RunResult Runner::Run() {
     c_.clock().SetRate(n, std::pow(bound, u));
     next_tick_[n] = rng_.Range(0, o_.tick - 1);
   }
-  c_.crash_hook = [this](NodeId n, ReadyPhase) {
-    if (o_.ready_crash <= 0 || !rng_.Chance(o_.ready_crash)) return false;
+  if (o_.trace) {
+    c_.trace = [](const std::string& l) {
+      std::fprintf(stderr, "%s\n", l.c_str());
+    };
+  }
+  c_.crash_hook = [this](NodeId n, ReadyPhase p, const Ready& rd) {
+    bool crash = o_.ready_crash > 0 && rng_.Chance(o_.ready_crash);
+    if (!crash && p == ReadyPhase::kAfterSend && o_.crash_after_vote > 0) {
+      for (const Message& m : rd.messages) {
+        if (m.type == MsgType::kVoteResp && !m.reject) {
+          crash = rng_.Chance(o_.crash_after_vote);
+          break;
+        }
+      }
+    }
+    if (!crash) return false;
     ++res_.crashes;
     restart_at_[n] = rng_.Chance(o_.quick_restart)
                          ? c_.clock().Real()
@@ -194,6 +237,9 @@ RunResult Runner::Run() {
           NextAfter(rng_, now, o_.proposes_per_sec + o_.reads_per_sec);
     }
     c_.Observe();
+    if (o_.isolate_on_commit > 0 || o_.isolate_new_leader > 0) {
+      IsolateLeaders();
+    }
   }
   res_.ok = c_.checker().ok();
   res_.finding = c_.checker().finding();

@@ -46,6 +46,14 @@ struct RunOptions {
   double crashes_per_sec = 1.0;
   double partitions_per_sec = 1.0;
   double ready_crash = 0.002;  // per phase of each Ready
+  // Probability of crashing right after sending a vote grant.
+  double crash_after_vote = 0;
+  // Probability of isolating a leader in the step its commit advanced
+  // (messages it just sent are lost with it).
+  double isolate_on_commit = 0;
+  // Probability of isolating a node in the step it became leader (its
+  // new-term entries stay local).
+  double isolate_new_leader = 0;
   Nanos max_down = 300'000'000;
   Nanos max_partition = 300'000'000;
   // Restart a crashed node immediately after its crash with this
@@ -58,6 +66,8 @@ struct RunOptions {
   int keys = 3;
   double leader_bias = 0.8;     // proposals sent to the current leader
   double read_at_leader = 0.3;  // reads sent to the current leader
+
+  bool trace = false;  // print the run's events to stderr
 };
 
 struct RunResult {
