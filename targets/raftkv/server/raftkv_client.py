@@ -13,11 +13,20 @@ Subcommands (ADDR is host:port of a node's client port):
                               "key value" line to OUT; exits 1 if not all done
   check SECS FILE ADDR...     every "key value" of FILE reads back (GET) from
                               every ADDR; retries -NOLEADER/-TIMEOUT until SECS
+  isolated-write MODE ADDR LEADER_PID FOLLOWER_PID...
+                              SIGSTOPs the followers, then at once sends a SET to
+                              the leader at ADDR (connected beforehand) and prints
+                              its reply. MODE timeout: just wait for the reply.
+                              MODE shutdown: once the write is in the leader's log
+                              (STATUS last_index grew), SIGTERM the leader.
+                              Resuming the followers is the caller's job.
   bench SECS CLIENTS ADDR...  CLIENTS concurrent writers (threads, one
                               connection each, one request in flight) for SECS;
                               prints throughput and latency percentiles
 Only loopback addresses are used by the test.
 """
+import os
+import signal
 import socket
 import sys
 import threading
@@ -198,6 +207,23 @@ def main():
             c.close()
         print("%d keys checked on %d nodes, %d wrong" % (len(want), len(addrs), bad))
         sys.exit(1 if bad else 0)
+    elif cmd == "isolated-write":
+        mode, addr, leader_pid = args[0], args[1], int(args[2])
+        c, st = Conn(addr, timeout=10.0), Conn(addr, timeout=2.0)
+        field = lambda k: dict(l.split(":", 1) for l in
+                               st.call("STATUS")[1:].split("\r\n") if ":" in l)[k]
+        before = int(field("last_index"))
+        for pid in args[3:]:
+            os.kill(int(pid), signal.SIGSTOP)
+        c.s.sendall(encode(["SET", "iso-" + mode, "1"]))
+        if mode == "shutdown":
+            end = time.time() + 5
+            while time.time() < end and field("role") == "leader":
+                if int(field("last_index")) > before:
+                    os.kill(leader_pid, signal.SIGTERM)
+                    break
+                time.sleep(0.002)
+        print(c.reply())
     elif cmd == "bench":
         secs, clients, addrs = float(args[0]), int(args[1]), args[2:]
         lid = await_leader(10, addrs)

@@ -37,8 +37,8 @@ class PeerTransport {
     std::size_t max_queue_bytes = 8 << 20;   // per peer
     std::size_t max_frame_bytes = 64 << 20;  // inbound
     raft::Nanos min_backoff = 20'000'000;
-    raft::Nanos max_backoff = 1'000'000'000;
-    raft::Nanos connect_timeout = 1'000'000'000;
+    raft::Nanos max_backoff = 200'000'000;
+    raft::Nanos connect_timeout = 300'000'000;
     int dead_peer_ms = 2000;
   };
   struct Stats {
