@@ -55,6 +55,11 @@ class Progress {
   // Leader bookkeeping (used by the node).
   Nanos last_heard = 0;           // last message received from the follower
   std::uint64_t acked_round = 0;  // newest heartbeat round it acknowledged
+  // The last heartbeat round sent to it, and the log end it should have
+  // reached by then if every append sent before arrived (loss detection in
+  // the replicate state).
+  std::uint64_t hb_round = 0;
+  Index hb_expect = 0;
 
  private:
   Index match_ = 0;

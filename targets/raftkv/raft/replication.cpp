@@ -75,6 +75,8 @@ void Node::Impl::SendHeartbeat(NodeId to, std::uint64_t r, Nanos now) {
   // Never tell a follower to commit beyond what it is known to hold.
   m.commit = std::min(it->second.match(), log.committed());
   m.context = r;
+  it->second.hb_round = r;
+  it->second.hb_expect = it->second.next() - 1;
   AttachLease(&m, now);
   Send(std::move(m));
 }
@@ -160,6 +162,7 @@ void Node::Impl::HandleHeartbeat(const Message& m, Nanos now) {
   r.type = MsgType::kHeartbeatResp;
   r.to = m.from;
   r.context = m.context;
+  r.index = log.last_index();
   if (cfg.read_mode == ReadMode::kFollowerLease && IsVoter(cfg.id)) {
     r.lease_seq = ++lease_seq;
     holder.OnSend(r.lease_seq, now);
@@ -215,6 +218,11 @@ void Node::Impl::HandleHeartbeatResp(const Message& m, Nanos now) {
   if (pr.state() == ProgressState::kSnapshot) {
     SendSnapshotChunk(m.from, now);
     return;
+  }
+  if (pr.state() == ProgressState::kReplicate && m.context == pr.hb_round &&
+      m.index < pr.hb_expect) {
+    // Appends sent before this heartbeat never arrived: probe again.
+    pr.BecomeProbe();
   }
   pr.Resume();
   if (pr.match() < log.last_index()) SendAppend(m.from, false, now);

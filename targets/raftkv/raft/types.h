@@ -83,6 +83,7 @@ struct Message {
   // kAppend: index/log_term of the entry preceding `entries`.
   // kVote/kPreVote: the candidate's last log index/term.
   // kAppendResp: highest index known to match (or the rejected index).
+  // kHeartbeatResp: the follower's last log index (loss detection).
   Index index = 0;
   Term log_term = 0;
   std::vector<Entry> entries;
