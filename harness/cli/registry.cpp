@@ -2,9 +2,13 @@
 
 #include <unistd.h>
 
+#include <filesystem>
+#include <system_error>
+
 #include "harness/netns.h"
 #include "nemesis/netns_nemesis.h"
 #include "targets/etcd/etcd_target.h"
+#include "targets/raftkv/raftkv_target.h"
 #include "workloads/register.h"
 
 namespace faultline::cli {
@@ -16,6 +20,12 @@ harness::Result<std::unique_ptr<harness::Target>> MakeTarget(
     return std::unique_ptr<harness::Target>(
         std::make_unique<targets::etcd::EtcdTarget>(
             spec.target.etcd, spec.workload, ledger, work_dir));
+  }
+  if (spec.target.name == "raftkv") {
+    return std::unique_ptr<harness::Target>(
+        std::make_unique<targets::raftkv::RaftkvTarget>(
+            spec.target.raftkv, spec.workload, ledger, work_dir,
+            FindTargetBinary(spec)));
   }
   return harness::Fail("unknown target " + spec.target.name);
 }
@@ -36,15 +46,46 @@ std::unique_ptr<harness::Nemesis> MakeNemesis(const harness::TestSpec& spec,
   return std::make_unique<nemesis::NetnsNemesis>(cluster, target, ledger);
 }
 
+namespace {
+
+// `name` in the directory of the running executable, if it is there.
+std::string NextToSelf(const std::string& name) {
+  std::error_code ec;
+  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return "";
+  auto candidate = self.parent_path() / name;
+  return access(candidate.c_str(), X_OK) == 0 ? candidate.string() : "";
+}
+
+std::string Executable(const std::string& b) {
+  if (b.find('/') != std::string::npos) {
+    return access(b.c_str(), X_OK) == 0 ? b : "";
+  }
+  return harness::FindSystemTool(b);
+}
+
+}  // namespace
+
 std::string FindTargetBinary(const harness::TestSpec& spec) {
-  if (spec.target.name == "etcd") {
-    const std::string& b = spec.target.etcd.binary;
-    if (b.find('/') != std::string::npos) {
-      return access(b.c_str(), X_OK) == 0 ? b : "";
+  if (spec.target.name == "etcd") return Executable(spec.target.etcd.binary);
+  if (spec.target.name == "raftkv") {
+    const std::string& b = spec.target.raftkv.binary;
+    // A bare name is looked up beside faultline first: both are built into
+    // the same build directory.
+    if (b.find('/') == std::string::npos) {
+      if (std::string beside = NextToSelf(b); !beside.empty()) return beside;
     }
-    return harness::FindSystemTool(b);
+    return Executable(b);
   }
   return "";
+}
+
+std::string InstallHint(const harness::TestSpec& spec) {
+  if (spec.target.name == "raftkv") {
+    return "build it with scripts/build.sh (it is written next to "
+           "build/faultline), or set target.binary";
+  }
+  return "run scripts/install-deps.sh (Debian package etcd-server)";
 }
 
 }  // namespace faultline::cli

@@ -28,6 +28,12 @@ std::unique_ptr<harness::Nemesis> MakeNemesis(const harness::TestSpec& spec,
                                               harness::Ledger& ledger);
 
 // Absolute path of the target's main binary, or "" when it is not installed.
+// raftkv: a bare `binary` name is looked for next to the running faultline
+// executable (/proc/self/exe) first, then on PATH; a path is used as given.
 std::string FindTargetBinary(const harness::TestSpec& spec);
+
+// How to get the target's binary when FindTargetBinary finds none, e.g.
+// "run scripts/install-deps.sh (Debian package etcd-server)".
+std::string InstallHint(const harness::TestSpec& spec);
 
 }  // namespace faultline::cli
