@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "harness/cli/cmd_report.h"
 #include "harness/cli/registry.h"
 #include "harness/config.h"
 #include "harness/interpreter.h"
@@ -63,18 +64,35 @@ class RunLogger {
 };
 
 // The live status line: rewritten in place on a terminal, a log line every
-// 10 s otherwise.
-std::function<void(const std::string&)> StatusPrinter() {
+// 10 s otherwise. `nodes_up` (may be empty) adds "nodes up N/M".
+std::function<void(const std::string&)> StatusPrinter(
+    std::function<std::string()> nodes_up) {
   bool tty = isatty(STDOUT_FILENO) != 0;
   auto last = std::make_shared<Clock::time_point>(Clock::now());
-  return [tty, last](const std::string& line) {
+  return [tty, last, nodes_up](const std::string& status) {
+    bool due = tty || Clock::now() - *last >= std::chrono::seconds(10);
+    if (!due) return;
+    std::string line = status;
+    if (nodes_up) line += "  " + nodes_up();
     if (tty) {
       std::printf("\r\033[K%s", line.c_str());
       std::fflush(stdout);
-    } else if (Clock::now() - *last >= std::chrono::seconds(10)) {
+    } else {
       *last = Clock::now();
       spdlog::info("{}", line);
     }
+  };
+}
+
+// "nodes up N/M" as the target sees its processes (Target::Running).
+std::function<std::string()> NodesUp(harness::Cluster* cluster,
+                                     harness::Target* target) {
+  return [cluster, target] {
+    const auto& nodes = cluster->nodes();
+    std::size_t up = 0;
+    for (const auto& node : nodes) up += target->Running(node) ? 1 : 0;
+    return "nodes up " + std::to_string(up) + "/" +
+           std::to_string(nodes.size());
   };
 }
 
@@ -228,7 +246,7 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
       return schedule.Next().value_or(harness::FaultStep{});
     };
     ic.abort = options.abort;
-    ic.on_status = StatusPrinter();
+    ic.on_status = StatusPrinter(NodesUp(cluster.get(), target.get()));
     auto report = harness::RunInterpreter(ic);
     if (isatty(STDOUT_FILENO)) std::printf("\n");
     double first_op = Seconds(t_begin, report.first_invoke);
@@ -305,7 +323,11 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
                                  reports::ResultsJson(summary));
   (void)harness::WriteFileAtomic(dir + "/" + harness::kJunitFile,
                                  reports::JunitXml(summary));
-  std::printf("\n%s", reports::TextSummary(summary).c_str());
+  std::string report = WriteRunReport(
+      summary, journal ? journal->Snapshot() : checkers::History{});
+  UpdateStoreIndex(spec.store_dir);
+  std::printf("\n%s\n%s", reports::TextSummary(summary).c_str(),
+              reports::SummaryTable(summary, report).c_str());
   std::printf("stored in %s\n", dir.c_str());
   // A cluster that never came up is no verdict about the system.
   result.exit_code = setup_error.empty() ? reports::RunExitCode(summary) : 255;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "checkers/history_io.h"
+#include "harness/cli/cmd_report.h"
 #include "harness/cli/commands.h"
 #include "harness/cli/registry.h"
 #include "harness/config.h"
@@ -111,7 +112,12 @@ int DoAnalyze(const AnalyzeOptions& o) {
   (void)harness::WriteFileAtomic(results_path, fresh.dump(2) + "\n");
   (void)harness::WriteFileAtomic(*dir + "/" + harness::kJunitFile,
                                  reports::JunitXml(summary));
+  std::string report = WriteRunReport(summary, read.history);
+  if (std::string store = StoreOfRunDir(*dir); !store.empty()) {
+    UpdateStoreIndex(store);
+  }
   std::printf("%s", reports::TextSummary(summary).c_str());
+  if (!report.empty()) std::printf("report: %s\n", report.c_str());
   return reports::RunExitCode(summary);
 }
 

@@ -17,5 +17,6 @@ void AddCheckCommand(CLI::App& root, int& exit_code);
 void AddValidateCommand(CLI::App& root, int& exit_code);
 void AddHealCommand(CLI::App& root, int& exit_code);
 void AddListCommand(CLI::App& root, int& exit_code);
+void AddReportCommand(CLI::App& root, int& exit_code);
 
 }  // namespace faultline::cli
