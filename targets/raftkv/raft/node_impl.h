@@ -59,6 +59,8 @@ struct Node::Impl {
   // Returns true if a message was sent.
   bool SendAppend(NodeId to, bool send_if_empty, Nanos now);
   void BcastAppend(Nanos now);
+  // Sends what Propose and commit advances left pending (once per Ready).
+  void FlushAppends(Nanos now);
   void BcastHeartbeat(Nanos now);
   void SendHeartbeat(NodeId to, std::uint64_t round, Nanos now);
   void HandleAppend(const Message& m, Nanos now);
@@ -121,6 +123,8 @@ struct Node::Impl {
   bool timeout_now_sent = false;
   bool lease_void = false;  // own lease off for the rest of the term
   std::map<NodeId, LeaseGrant> grants;  // to attach to the next message
+  bool append_pending = false;          // new entries not yet sent
+  bool commit_pending = false;  // commit advanced, followers not yet told
 
   // Reads.
   struct PendingRead {

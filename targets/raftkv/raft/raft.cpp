@@ -300,7 +300,7 @@ void Node::Impl::TickInner(Nanos now) {
   }
   if (cfg.read_mode == ReadMode::kFollowerLease) {
     leases.Expire(now);
-    if (MaybeCommit(now)) BcastAppend(now);
+    if (MaybeCommit(now)) commit_pending = true;
   }
   if (transfer_to != kNone) MaybeSendTimeoutNow(now);
 }
@@ -309,6 +309,7 @@ bool Node::Impl::HasReadyInner() const {
   if (!msgs.empty() || !read_states.empty() || !failed_reads.empty())
     return true;
   if (read_round_needed) return true;
+  if (role == Role::kLeader && (append_pending || commit_pending)) return true;
   if (pending_snapshot) return true;
   if (log.last_index() > log.stabled()) return true;
   if (log.committed() > log.applied()) return true;
@@ -317,6 +318,7 @@ bool Node::Impl::HasReadyInner() const {
 }
 
 Ready Node::Impl::MakeReady() {
+  FlushAppends(now_);
   FlushReadRound(now_);
   Ready rd;
   SoftState ss{role, term, leader};
@@ -377,7 +379,7 @@ void Node::Impl::AdvanceInner(const Ready& rd) {
     // The leader's own persisted entries count toward the majority now.
     auto it = prs.find(cfg.id);
     if (it != prs.end() && it->second.MaybeUpdate(log.stabled())) {
-      if (MaybeCommit(now_)) BcastAppend(now_);
+      if (MaybeCommit(now_)) commit_pending = true;
     }
   }
 }

@@ -23,10 +23,24 @@ ProposeResult Node::Impl::ProposeInner(std::string data, Nanos now) {
   r.ok = true;
   r.index = e.index;
   log.Append(std::move(e));
-  for (const auto& [id, pr] : prs) {
-    if (id != cfg.id) SendAppend(id, /*send_if_empty=*/false, now);
-  }
+  // Sent at the next GetReady, so proposals made in between travel in
+  // batches.
+  append_pending = true;
   return r;
+}
+
+void Node::Impl::FlushAppends(Nanos now) {
+  if (role == Role::kLeader && (append_pending || commit_pending)) {
+    for (const auto& [id, pr] : prs) {
+      if (id == cfg.id) continue;
+      bool sent = false;
+      while (SendAppend(id, /*send_if_empty=*/false, now)) sent = true;
+      // A commit notice for followers that got nothing else.
+      if (!sent && commit_pending) SendAppend(id, /*send_if_empty=*/true, now);
+    }
+  }
+  append_pending = false;
+  commit_pending = false;
 }
 
 bool Node::Impl::SendAppend(NodeId to, bool send_if_empty, Nanos now) {
@@ -192,7 +206,7 @@ void Node::Impl::HandleAppendResp(const Message& m, Nanos now) {
                pr.match() >= pr.pending_snapshot()) {
       pr.BecomeReplicate();
     }
-    if (MaybeCommit(now)) BcastAppend(now);
+    if (MaybeCommit(now)) commit_pending = true;
     if (m.from == transfer_to) MaybeSendTimeoutNow(now);
   }
   while (SendAppend(m.from, /*send_if_empty=*/false, now)) {
