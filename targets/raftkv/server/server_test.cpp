@@ -281,3 +281,27 @@ TEST_CASE("server: three nodes elect, redirect writes, read on followers") {
     CHECK(c.Stop() == std::vector<int>{0, 0, 0});
   }
 }
+
+TEST_CASE("server: --unsafe lock-token-per-term restarts tokens at 1") {
+  TempDir dir;
+  auto run = [&](const std::vector<std::string>& locks) {
+    Cluster c;
+    srv::Options o = SingleNode(dir.path + "/n1");
+    o.unsafe = raft::Unsafe::kLockTokenPerTerm;
+    c.Add(o);
+    int port = c.at(0).ClientPort();
+    c.Run();
+    TestClient cl("127.0.0.1", port);
+    REQUIRE(Await([&] { return Field(Status(cl), "role") == "leader"; }));
+    CHECK(Field(Status(cl), "unsafe") == "lock-token-per-term");
+    std::vector<std::string> tokens;
+    for (const std::string& l : locks)
+      tokens.push_back(cl.CallStr({"LOCK", l, "me", "60000"}));
+    CHECK(c.Stop() == std::vector<int>{0});
+    return tokens;
+  };
+  // A per-leadership counter: a new leadership (here: after a restart)
+  // issues token 1 again, so fencing tokens go backwards.
+  CHECK(run({"a", "b", "c"}) == std::vector<std::string>{":1", ":2", ":3"});
+  CHECK(run({"d"}) == std::vector<std::string>{":1"});
+}
