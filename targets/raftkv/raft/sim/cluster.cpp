@@ -10,6 +10,7 @@ struct Cluster::Slot {
   MemDisk disk;
   SimKv kv;
   int restarts = 0;
+  std::uint64_t campaigns = 0;
   std::map<std::uint64_t, PendingRead> reads;  // context -> read
   std::vector<ReadTicket> local_waiting;       // follower-lease kWait
 };
@@ -69,6 +70,7 @@ Node* Cluster::node(NodeId n) { return S(n).node.get(); }
 const MemDisk& Cluster::disk(NodeId n) const { return S(n).disk; }
 const SimKv& Cluster::kv(NodeId n) const { return S(n).kv; }
 int Cluster::restarts(NodeId n) const { return S(n).restarts; }
+std::uint64_t Cluster::campaigns(NodeId n) const { return S(n).campaigns; }
 
 Status Cluster::StatusOf(NodeId n) const {
   const Slot& s = S(n);
@@ -197,6 +199,12 @@ bool Cluster::ProcessReadyOnce(NodeId n) {
       for (const Entry& e : rd.committed) {
         Trace("  n" + std::to_string(n) + " apply " + std::to_string(e.index) +
               " t" + std::to_string(e.term) + " " + e.data);
+      }
+    }
+    for (const Message& m : rd.messages) {
+      if (m.type == MsgType::kVote || m.type == MsgType::kPreVote) {
+        ++s.campaigns;
+        break;
       }
     }
     if (MaybeCrash(n, ReadyPhase::kBeforePersist, rd)) return false;

@@ -74,6 +74,8 @@ class Cluster {
   // Restart from the disk only. No-op if up.
   void Restart(NodeId n);
   int restarts(NodeId n) const;
+  // How many Readys of n carried Vote or PreVote requests (campaigns).
+  std::uint64_t campaigns(NodeId n) const;
 
   // Drive one node.
   void TickNode(NodeId n);

@@ -58,6 +58,25 @@ std::vector<Message> Network::TakeAll(
   return out;
 }
 
+std::optional<Message> Network::TakeFirst(
+    const std::function<bool(const Message&)>& pred) {
+  for (auto it = queue_.begin(); it != queue_.end();) {
+    if (pred && !pred(it->second)) {
+      ++it;
+      continue;
+    }
+    if (!Connected(it->second.from, it->second.to)) {
+      ++dropped_;
+      it = queue_.erase(it);
+      continue;
+    }
+    Message m = std::move(it->second);
+    queue_.erase(it);
+    return m;
+  }
+  return std::nullopt;
+}
+
 std::size_t Network::Discard(const std::function<bool(const Message&)>& pred) {
   std::size_t n = 0;
   for (auto it = queue_.begin(); it != queue_.end();) {

@@ -43,6 +43,11 @@ class Network {
   // cut links are dropped.
   std::vector<Message> TakeAll(
       const std::function<bool(const Message&)>& pred = {});
+  // Removes and returns the first queued message matching `pred` (any if
+  // empty) in (due time, send order), regardless of due time; messages on
+  // cut links met on the way are dropped.
+  std::optional<Message> TakeFirst(
+      const std::function<bool(const Message&)>& pred = {});
   // Drops every queued message matching `pred` (all if empty); returns how
   // many.
   std::size_t Discard(const std::function<bool(const Message&)>& pred = {});
