@@ -221,6 +221,8 @@ class Node {
   void Compact(Index index, std::string data);
 
   bool HasReady() const;
+  // Each GetReady must be followed by Advance(rd) before the next GetReady
+  // (Tick/Step/Propose/... in between are fine).
   Ready GetReady();
   // Everything in `rd` was persisted, sent and applied.
   void Advance(const Ready& rd);

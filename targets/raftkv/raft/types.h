@@ -90,10 +90,15 @@ struct Message {
   Index commit = 0;  // leader's commit index (append, heartbeat)
 
   bool reject = false;
-  Index reject_hint = 0;  // kAppendResp reject: follower's last index
+  // kAppendResp reject: the highest follower index <= min(rejected index,
+  // its last index) whose term is <= the rejected log_term; `log_term` then
+  // carries the follower's term at that index (fast backup, as in etcd).
+  Index reject_hint = 0;
 
   // kHeartbeat/kHeartbeatResp: leadership-confirmation round (ReadIndex,
-  // leader lease). kReadIndex/kReadIndexResp: the request's id.
+  // leader lease). kReadIndex/kReadIndexResp: the request's id. kVote: 1
+  // marks a campaign started by TimeoutNow (voters skip their "heard from a
+  // leader recently" check).
   std::uint64_t context = 0;
 
   // kSnapshot: one chunk. `snapshot.data` holds bytes
