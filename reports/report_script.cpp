@@ -462,6 +462,10 @@ std::string_view ReportScript() {
   drawViolation();
   drawTimeline(); drawLatency(); drawThroughput();
   document.body.setAttribute('data-rendered', 'yes');
+  // Milliseconds from navigation start to the first complete drawing.
+  if (window.performance && performance.now) {
+    document.body.setAttribute('data-render-ms', String(Math.round(performance.now())));
+  }
 })();
 )JS";
 }

@@ -1,0 +1,290 @@
+#include "reports/report_html.h"
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+#include "checkers/history_io.h"
+#include "checkers/linearizable.h"
+#include "checkers/stats.h"
+
+using faultline::checkers::Event;
+using faultline::checkers::EventType;
+using faultline::checkers::History;
+using faultline::checkers::Validity;
+using faultline::checkers::Value;
+using faultline::checkers::Verdict;
+using faultline::reports::HtmlEscape;
+using faultline::reports::ReportDataJson;
+using faultline::reports::ReportHtml;
+using faultline::reports::ReportLinks;
+using faultline::reports::RunSummary;
+using faultline::reports::ScriptSafeJson;
+using nlohmann::json;
+
+namespace {
+
+const std::string kPayload = "</script><script>alert(1)</script>";
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+History StaleRead() {
+  auto read = faultline::checkers::ParseJsonl(
+      ReadText(std::string(REPORTS_TESTDATA) + "/stale_read.jsonl"));
+  REQUIRE(read.ok);
+  return read.history;
+}
+
+RunSummary Summary(const History& h) {
+  RunSummary s;
+  s.name = "etcd-register";
+  s.run_dir = "/store/etcd-register/T";
+  s.started_at = "2026-11-30T05:00:00Z";
+  s.seed = 3;
+  s.cluster_provider = "netns";
+  s.nodes = 3;
+  s.target = "etcd";
+  s.target_version = "etcd 3.4.23";
+  s.config_yaml = "name: etcd-register\n";
+  faultline::checkers::LinearizableOptions lin;
+  s.verdicts = {faultline::checkers::CheckLinearizable(h, lin),
+                faultline::checkers::StatsVerdict(h)};
+  return s;
+}
+
+Event Ev(std::int64_t index, std::int64_t process, EventType type,
+         std::string f, Value key, Value value, std::int64_t time_ns) {
+  Event e;
+  e.index = index;
+  e.process = process;
+  e.type = type;
+  e.f = std::move(f);
+  e.key = std::move(key);
+  e.value = std::move(value);
+  e.time = time_ns;
+  return e;
+}
+
+// A register-like history of `ops` operations by `concurrency` workers;
+// every 50th op is an info (the worker continues as a fresh process).
+History Big(int ops, int concurrency) {
+  History h;
+  std::vector<std::int64_t> proc(concurrency);
+  for (int w = 0; w < concurrency; ++w) proc[w] = w;
+  std::int64_t next_proc = concurrency;
+  std::int64_t t = 0;
+  for (int i = 0; i < ops; i += concurrency) {
+    for (int w = 0; w < concurrency && i + w < ops; ++w) {
+      int n = i + w;
+      Value key = Value::String("k" + std::to_string(n % 5));
+      bool write = n % 3 == 0;
+      h.push_back(Ev(static_cast<std::int64_t>(h.size()), proc[w],
+                     EventType::kInvoke, write ? "write" : "read", key,
+                     write ? Value::Int(n) : Value::Null(), t += 1000));
+    }
+    for (int w = 0; w < concurrency && i + w < ops; ++w) {
+      int n = i + w;
+      Value key = Value::String("k" + std::to_string(n % 5));
+      bool write = n % 3 == 0;
+      EventType type = n % 50 == 49  ? EventType::kInfo
+                       : n % 17 == 0 ? EventType::kFail
+                                     : EventType::kOk;
+      h.push_back(Ev(static_cast<std::int64_t>(h.size()), proc[w], type,
+                     write ? "write" : "read", key,
+                     write ? Value::Int(n) : Value::Int(n - 1), t += 1500));
+      if (type == EventType::kInfo) proc[w] = next_proc++;
+    }
+  }
+  return h;
+}
+
+std::size_t Count(const std::string& hay, const std::string& needle) {
+  std::size_t n = 0;
+  for (std::size_t p = hay.find(needle); p != std::string::npos;
+       p = hay.find(needle, p + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+// The JSON inside <script type="application/json" id="faultline-data">.
+json DataBlock(const std::string& html) {
+  const std::string open =
+      "<script type=\"application/json\" id=\"faultline-data\">";
+  auto a = html.find(open);
+  REQUIRE(a != std::string::npos);
+  a += open.size();
+  auto b = html.find("</script>", a);
+  REQUIRE(b != std::string::npos);
+  return json::parse(html.substr(a, b - a));
+}
+
+}  // namespace
+
+TEST_CASE("report: HtmlEscape escapes markup and replaces invalid UTF-8") {
+  CHECK(HtmlEscape("a<b>&\"c'") == "a&lt;b&gt;&amp;&quot;c&#39;");
+  CHECK(HtmlEscape(kPayload) ==
+        "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;");
+  CHECK(HtmlEscape("caf\xC3\xA9") == "caf\xC3\xA9");
+  CHECK(HtmlEscape("x\xFFy") == "x\xEF\xBF\xBDy");
+  CHECK(HtmlEscape("\xC3") == "\xEF\xBF\xBD");  // truncated sequence
+  CHECK(HtmlEscape("a\x01z") == "a\xEF\xBF\xBDz");
+}
+
+TEST_CASE("report: ScriptSafeJson leaves no markup and stays JSON") {
+  std::string in = json{{"v", kPayload + " & \xE2\x80\xA8"}}.dump();
+  std::string out = ScriptSafeJson(in);
+  CHECK(out.find('<') == std::string::npos);
+  CHECK(out.find('>') == std::string::npos);
+  CHECK(out.find('&') == std::string::npos);
+  CHECK(out.find("\xE2\x80\xA8") == std::string::npos);
+  CHECK(json::parse(out)["v"] == kPayload + " & \xE2\x80\xA8");
+}
+
+TEST_CASE("report: injected strings stay text everywhere") {
+  History h = StaleRead();
+  // The payload as a value read, a key, a node and an error.
+  h[7].value = Value::String(kPayload);
+  h[8].key = Value::String(kPayload);
+  h[10].error = kPayload;
+  h[6].node = kPayload;
+  RunSummary s = Summary(h);
+  s.name = kPayload;
+  s.config_yaml = "name: " + kPayload + "\n";
+  s.problems = {kPayload};
+  s.target_version = kPayload;
+  s.verdicts[0].explanation += "\n" + kPayload;
+  s.verdicts[0].summary = kPayload;
+  ReportLinks links;
+  links.node_logs = {"nodes/n1/" + kPayload + ".log"};
+  std::string html = ReportHtml(s, h, links);
+  // Exactly our two script elements: the data block and the script.
+  CHECK(Count(html, "<script") == 2);
+  CHECK(Count(html, "</script>") == 2);
+  CHECK(html.find("alert(1)</script>") == std::string::npos);
+  CHECK(html.find("&lt;/script&gt;&lt;script&gt;alert(1)") !=
+        std::string::npos);
+  // The data block round-trips the payload exactly.
+  json d = DataBlock(html);
+  bool found = false;
+  for (const auto& desc : d["ops"]["d"]) {
+    if (desc.get<std::string>().find(kPayload) != std::string::npos) {
+      found = true;
+    }
+  }
+  CHECK(found);
+  // Links are percent-encoded, never raw markup.
+  CHECK(html.find("href=\"nodes/n1/%3C/script%3E%3Cscript%3E") !=
+        std::string::npos);
+}
+
+TEST_CASE("report: structure, verdict first, violation located") {
+  History h = StaleRead();
+  RunSummary s = Summary(h);
+  REQUIRE(s.verdicts[0].validity == Validity::kInvalid);
+  ReportLinks links;
+  links.node_logs = {"nodes/n1/etcd.log"};
+  links.ledger.clear();
+  std::string html = ReportHtml(s, h, links);
+  CHECK(html.rfind("<!DOCTYPE html>", 0) == 0);
+  auto verdict = html.find("id=\"verdict\" class=\"verdict invalid\">invalid<");
+  auto timeline = html.find("id=\"timeline\"");
+  REQUIRE(verdict != std::string::npos);
+  REQUIRE(timeline != std::string::npos);
+  CHECK(verdict < timeline);
+  CHECK(html.find("default-src 'none'") != std::string::npos);
+  for (const char* id : {"id=\"checkers\"", "id=\"violation\"",
+                         "id=\"latency\"", "id=\"throughput\"", "id=\"run\""}) {
+    CHECK(html.find(id) != std::string::npos);
+  }
+  CHECK(html.find("href=\"history.jsonl\"") != std::string::npos);
+  CHECK(html.find("href=\"nodes/n1/etcd.log\"") != std::string::npos);
+  CHECK(html.find("ledger.jsonl") == std::string::npos);  // not linked
+  // No URL to anywhere: the only "http" is the SVG namespace name.
+  std::string stripped = std::regex_replace(
+      html, std::regex("http://www\\.w3\\.org/2000/svg"), "");
+  CHECK(stripped.find("http://") == std::string::npos);
+  CHECK(stripped.find("https://") == std::string::npos);
+
+  json d = DataBlock(html);
+  CHECK(d["unit"] == "us");
+  CHECK(d["end"] == 72000);
+  CHECK(d["lanes"].size() == 4);  // p0..p3
+  CHECK(d["ops"]["s"].size() == 6);
+  CHECK(d["faults"].size() == 1);
+  CHECK(d["faults"][0]["f"] == "partition");
+  CHECK(d["faults"][0]["s"] == 14000);
+  CHECK(d["faults"][0]["e"] == 61000);
+  // The info write is never-completed-looking only if it had no completion:
+  // here it completed as info (type 2).
+  const json& v = d["violation"];
+  REQUIRE(v.is_object());
+  CHECK(v["key"] == "\"k0\"");
+  bool stale = false;
+  for (const auto& op : v["ops"]) {
+    if (op["role"] == "rejected") {
+      CHECK(op["process"] == 2);
+      CHECK(op["s"] == 40000);  // times looked up from the history
+      CHECK(op["e"] == 44000);
+      CHECK(op["d"].get<std::string>().find("read") != std::string::npos);
+      stale = true;
+    }
+  }
+  CHECK(stale);
+}
+
+TEST_CASE(
+    "report: a valid run has no violation and a history without "
+    "times is drawn by event index") {
+  History h = StaleRead();
+  for (auto& e : h) e.time.reset();
+  h[7].value = Value::Int(2);  // the read now sees the latest write
+  RunSummary s = Summary(h);
+  REQUIRE(s.verdicts[0].validity == Validity::kValid);
+  json d = json::parse(ReportDataJson(s, h));
+  CHECK(d["violation"].is_null());
+  CHECK(d["unit"] == "index");
+  CHECK(d["end"] == 15);
+  CHECK(d["verdict"] == "valid");
+}
+
+TEST_CASE("report: a never-completed invoke is drawn to the end") {
+  History h = StaleRead();
+  h.pop_back();  // p1's last read never completes
+  RunSummary s = Summary(h);
+  json d = json::parse(ReportDataJson(s, h));
+  const json& ops = d["ops"];
+  std::size_t last = ops["s"].size() - 1;
+  CHECK(ops["t"][last] == 3);
+  CHECK(ops["e"][last] == 70000);  // the end of the history
+  CHECK(ops["d"][last].get<std::string>().find("never completed") !=
+        std::string::npos);
+}
+
+TEST_CASE("report: 100,000 ops stay compact and processes share lanes") {
+  History h = Big(100000, 10);
+  RunSummary s;
+  s.name = "big";
+  s.verdicts = {faultline::checkers::StatsVerdict(h)};
+  auto t0 = std::chrono::steady_clock::now();
+  std::string html = ReportHtml(s, h, ReportLinks{});
+  double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+          .count();
+  WARN("100k-op report: " << html.size() << " bytes in " << secs << " s");
+  CHECK(html.size() < 100000 * 80);  // < 80 bytes per op
+  json d = DataBlock(html);
+  CHECK(d["ops"]["s"].size() == 100000);
+  // 2000 infos made 2000 fresh processes; lifetimes that do not overlap
+  // share a lane, so the lanes stay about the concurrency.
+  CHECK(d["lanes"].size() <= 12);
+  CHECK(d["lanes"].size() >= 10);
+}

@@ -1,0 +1,112 @@
+// results.json on a fixed history (golden file), its parser, and the
+// end-of-run table. Regenerate the golden file after an intended change with
+// FAULTLINE_UPDATE_GOLDEN=1 ./reports_test "results: golden*".
+#include "reports/results.h"
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "checkers/history_io.h"
+#include "checkers/linearizable.h"
+#include "checkers/stats.h"
+
+using faultline::checkers::Validity;
+using faultline::reports::ParseResultsJson;
+using faultline::reports::ResultsJson;
+using faultline::reports::RunSummary;
+using faultline::reports::SummaryTable;
+
+namespace {
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A run of the fixed stale-read history; times and paths normalised.
+RunSummary FixedRun() {
+  auto read = faultline::checkers::ParseJsonl(
+      ReadText(std::string(REPORTS_TESTDATA) + "/stale_read.jsonl"));
+  REQUIRE(read.ok);
+  RunSummary s;
+  s.name = "etcd-serializable-stale-read";
+  s.run_dir = "/STORE/etcd-serializable-stale-read/RUN";
+  s.started_at = "2026-01-01T00:00:00Z";
+  s.seed = 3;
+  s.cluster_provider = "netns";
+  s.nodes = 3;
+  s.target = "etcd";
+  s.target_version = "etcd 3.4.23";
+  s.config_yaml = "name: etcd-serializable-stale-read\nexpect: invalid\n";
+  s.expect = "invalid";
+  faultline::checkers::LinearizableOptions lin;
+  lin.model = "cas-register";
+  s.verdicts = {faultline::checkers::CheckLinearizable(read.history, lin),
+                faultline::checkers::StatsVerdict(read.history)};
+  s.phases = {{"setup", 1.25}, {"workload", 60}, {"check", 0.5}};
+  s.problems = {"final read of \"k1\" never succeeded"};
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("results: golden results.json of a fixed history") {
+  // The search's own measurements are not part of the contract.
+  nlohmann::json j = nlohmann::json::parse(ResultsJson(FixedRun()));
+  for (auto& c : j["checkers"]) {
+    for (const char* k : {"memo_entries", "peak_bytes"}) {
+      if (c["details"].contains(k)) c["details"][k] = 0;
+    }
+  }
+  std::string got = j.dump(2) + "\n";
+  std::string golden_path =
+      std::string(REPORTS_TESTDATA) + "/stale_read.results.json";
+  if (std::getenv("FAULTLINE_UPDATE_GOLDEN") != nullptr) {
+    std::ofstream(golden_path, std::ios::binary) << got;
+  }
+  std::string want = ReadText(golden_path);
+  REQUIRE_FALSE(want.empty());
+  CHECK(got == want);
+}
+
+TEST_CASE("results: ParseResultsJson inverts ResultsJson") {
+  RunSummary s = FixedRun();
+  std::string text = ResultsJson(s);
+  auto parsed = ParseResultsJson(text);
+  REQUIRE(parsed);
+  CHECK(parsed->verdicts.size() == 2);
+  CHECK(parsed->verdicts[0].validity == Validity::kInvalid);
+  CHECK(parsed->expect == std::optional<std::string>("invalid"));
+  CHECK(parsed->phases.size() == 3);
+  CHECK(ResultsJson(*parsed) == text);
+  CHECK_FALSE(ParseResultsJson("[1,2]"));
+  CHECK_FALSE(ParseResultsJson("{not json"));
+}
+
+TEST_CASE("results: invalid UTF-8 does not throw") {
+  RunSummary s = FixedRun();
+  s.name = "bad\xFF";
+  std::string text = ResultsJson(s);
+  CHECK(text.find("bad\xEF\xBF\xBD") != std::string::npos);
+}
+
+TEST_CASE("results: the end-of-run table") {
+  RunSummary s = FixedRun();
+  std::string t = SummaryTable(s, "/STORE/x/report.html");
+  CHECK(t.find("checker       verdict  summary\n") == 0);
+  CHECK(t.find("\nlinearizable  invalid  key \"k0\": ") != std::string::npos);
+  CHECK(t.find("\nstats         valid    ") != std::string::npos);
+  CHECK(t.find("\noverall       invalid  as expected\n") != std::string::npos);
+  CHECK(t.find("phases: setup 1.2 s, workload 60.0 s, check 0.5 s (total "
+               "61.8 s)\n") != std::string::npos);
+  CHECK(t.find("report: /STORE/x/report.html\n") != std::string::npos);
+  for (std::size_t a = 0, b; (b = t.find('\n', a)) != std::string::npos;
+       a = b + 1) {
+    CHECK(b - a <= 102);  // 100 columns (+ a 3-byte ellipsis)
+  }
+}
