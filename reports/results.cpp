@@ -191,6 +191,7 @@ std::string SummaryTable(const RunSummary& s, const std::string& report_path) {
     overall += verdict == *s.expect ? "as expected" : "expected " + *s.expect;
   }
   if (s.aborted) overall += s.expect ? ", interrupted" : "interrupted";
+  while (!overall.empty() && overall.back() == ' ') overall.pop_back();
   out += overall + "\n";
   if (!s.phases.empty()) {
     std::string phases;

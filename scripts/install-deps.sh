@@ -12,7 +12,7 @@ packages=(
   # runtime: namespaces, firewall, process tools
   iproute2 iptables procps psmisc
   # end-to-end tests read JSON with python3
-  python3 python3-jsonschema
+  python3 python3-jsonschema chromium
   # targets
   etcd-server etcd-client
 )

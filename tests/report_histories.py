@@ -61,14 +61,14 @@ def sequential_keys(ops, workers, seed, faults):
                 "type": "invoke", "process": proc, "f": "read", "key": key,
                 "value": None, "time": t, "node": node}))
             t += rng.randint(200_000, 3_000_000)
-            if n % 40 == 1:
+            if i % 40 == 1:
                 timed.append((t, len(timed), {
                     "type": "info", "process": proc, "f": "read", "key": key,
                     "value": None, "time": t, "node": node,
                     "error": "timeout"}))
                 proc = next_proc
                 next_proc += 1
-            elif n % 29 == 2:
+            elif i % 29 == 2:
                 timed.append((t, len(timed), {
                     "type": "fail", "process": proc, "f": "read", "key": key,
                     "value": None, "time": t, "node": node,
