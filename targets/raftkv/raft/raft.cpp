@@ -114,6 +114,8 @@ void Node::Impl::BecomeLeader(Nanos now) {
 void Node::Impl::StepInner(const Message& m, Nanos now) {
   now_ = std::max(now_, now);
   if (m.to != cfg.id && m.to != kNone) return;
+  // Only members talk to us (a decodable but foreign message is dropped).
+  if (m.from == cfg.id || !IsVoter(m.from)) return;
   if (m.term > term) {
     if (m.type == MsgType::kPreVote || m.type == MsgType::kVote) {
       bool force = m.type == MsgType::kVote && m.context == kCampaignTransfer;

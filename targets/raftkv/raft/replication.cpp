@@ -138,6 +138,15 @@ void Node::Impl::AttachLease(Message* m, Nanos /*now*/) {
 }
 
 void Node::Impl::HandleAppend(const Message& m, Nanos /*now*/) {
+  // Drop malformed appends: entries must follow m.index contiguously with
+  // terms between m.log_term and the leader's term.
+  Term last_term = m.log_term;
+  for (std::size_t k = 0; k < m.entries.size(); ++k) {
+    const Entry& e = m.entries[k];
+    if (e.index != m.index + 1 + k || e.term < last_term || e.term > m.term)
+      return;
+    last_term = e.term;
+  }
   Message r;
   r.type = MsgType::kAppendResp;
   r.to = m.from;
@@ -199,6 +208,7 @@ void Node::Impl::HandleAppendResp(const Message& m, Nanos now) {
     }
     return;
   }
+  if (m.index > log.last_index()) return;  // not an index we ever sent
   if (pr.MaybeUpdate(m.index)) {
     if (pr.state() == ProgressState::kProbe) {
       pr.BecomeReplicate();

@@ -48,12 +48,14 @@ void Node::Impl::HandleSnapshot(const Message& m, Nanos /*now*/) {
     r.index = idx;
     Send(std::move(r));
   };
-  auto progress = [&](std::uint64_t off) {
+  // reject = true asks the leader to start over from the first chunk.
+  auto progress = [&](std::uint64_t off, bool restart) {
     Message r;
     r.type = MsgType::kSnapshotResp;
     r.to = m.from;
     r.index = meta.index;
     r.snap_offset = off;
+    r.reject = restart;
     Send(std::move(r));
   };
   if (meta.index <= log.committed()) {
@@ -70,7 +72,7 @@ void Node::Impl::HandleSnapshot(const Message& m, Nanos /*now*/) {
               incoming->term == m.term;
   if (!same) {
     if (m.snap_offset != 0) {
-      progress(0);  // start over from the first chunk
+      progress(0, /*restart=*/true);
       return;
     }
     incoming = Incoming{meta, m.term, m.from, m.snap_total, {}};
@@ -79,7 +81,7 @@ void Node::Impl::HandleSnapshot(const Message& m, Nanos /*now*/) {
     incoming->data.append(m.snapshot.data);
   }  // else a duplicate or a chunk past a gap: ignore its bytes
   if (incoming->data.size() < incoming->total) {
-    progress(incoming->data.size());
+    progress(incoming->data.size(), /*restart=*/false);
     return;
   }
   Snapshot snap{incoming->meta, std::move(incoming->data)};
@@ -100,8 +102,14 @@ void Node::Impl::HandleSnapshotResp(const Message& m, Nanos now) {
   Progress& pr = it->second;
   if (pr.state() != ProgressState::kSnapshot || !snapshot) return;
   if (m.index != pr.pending_snapshot()) return;  // stale
-  pr.SetSnapOffset(m.snap_offset);
-  if (m.snap_offset < snapshot->data.size()) SendSnapshotChunk(m.from, now);
+  if (m.reject) {
+    pr.SetSnapOffset(0);
+  } else if (m.snap_offset > pr.snap_offset()) {
+    pr.SetSnapOffset(m.snap_offset);
+  } else {
+    return;  // a duplicate answer: the chunk after it is already on its way
+  }
+  if (pr.snap_offset() < snapshot->data.size()) SendSnapshotChunk(m.from, now);
 }
 
 }  // namespace faultline::raftkv::raft

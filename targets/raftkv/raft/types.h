@@ -104,7 +104,8 @@ struct Message {
   // kSnapshot: one chunk. `snapshot.data` holds bytes
   // [snap_offset, snap_offset + size) of the whole serialized snapshot of
   // `snap_total` bytes; `snap_done` marks the last chunk.
-  // kSnapshotResp: `index` = snapshot index, `snap_offset` = bytes received.
+  // kSnapshotResp: `index` = snapshot index, `snap_offset` = bytes received;
+  // reject = the follower holds no assembly of it: start from offset 0.
   Snapshot snapshot;
   std::uint64_t snap_offset = 0;
   std::uint64_t snap_total = 0;
