@@ -78,7 +78,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "client port: QUIT closes after the reply; closed clients are forgotten") {
+    "client port: QUIT closes after the reply, closed clients are forgotten") {
   srv::ClientPort port;
   REQUIRE(port.Listen({"127.0.0.1", 0}) == "");
   auto gone = std::make_unique<TestClient>("127.0.0.1", port.BoundPort());

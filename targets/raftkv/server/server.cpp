@@ -36,6 +36,7 @@ Server::~Server() = default;
 std::string Server::Start() { return impl_->Start(); }
 int Server::Run() { return impl_->Run(); }
 void Server::RequestStop() { g_stop = 1; }
+void Server::ResetStop() { g_stop = 0; }
 int Server::ClientPort() const { return impl_->clients.BoundPort(); }
 int Server::PeerPort() const {
   return impl_->transport ? impl_->transport->BoundPort() : 0;
@@ -49,7 +50,6 @@ Server::Impl::Impl(Options o) : opts(std::move(o)) {
 }
 
 std::string Server::Impl::Start() {
-  g_stop = 0;
   std::error_code ec;
   std::filesystem::create_directories(opts.data_dir, ec);
   if (ec)

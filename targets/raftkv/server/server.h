@@ -36,8 +36,10 @@ class Server {
   // Returns 0 after a clean stop, 1 after a fatal error (e.g. a failed
   // fsync), which is logged.
   int Run();
-  // Async-signal-safe.
+  // Makes Run() return (in every Server of the process). Async-signal-safe.
   static void RequestStop();
+  // Tests: forget an earlier RequestStop before starting servers again.
+  static void ResetStop();
 
   // For tests: the bound ports (useful with port 0).
   int ClientPort() const;

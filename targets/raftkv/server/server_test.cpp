@@ -55,6 +55,7 @@ class Cluster {
     servers_.push_back(std::move(s));
   }
   void Run() {
+    srv::Server::ResetStop();
     rcs_.assign(servers_.size(), -1);
     for (std::size_t i = 0; i < servers_.size(); ++i)
       threads_.emplace_back([this, i] { rcs_[i] = servers_[i]->Run(); });
