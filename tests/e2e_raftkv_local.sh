@@ -2,7 +2,7 @@
 # raftkv end to end on loopback (no root, no namespaces): a 3-node cluster on
 # 127.0.0.21..23 elects a leader, takes writes, loses its leader to SIGKILL,
 # elects another, keeps every acknowledged write, re-admits the killed node
-# (which catches up), and stops cleanly on SIGTERM (exit 0). Then a 5-node
+# (which catches up through a snapshot), and stops cleanly on SIGTERM (exit 0). Then a 5-node
 # cluster on 127.0.0.21..25 is timed from launch to serving.
 # Needs: python3, the raftkv binary in the build root (next to faultline).
 # RAFTKV_BENCH=1 also measures write throughput at a few concurrencies.
@@ -39,9 +39,11 @@ peers() {  # peers N: the --peers list of an N-node cluster
   for i in $(seq 1 "$1"); do out+="${out:+,}$i=$(ip "$i"):$PEER_PORT/$CLIENT_PORT"; done
   echo "$out"
 }
+# Snapshots every 50 entries, so the restarted node is sent a snapshot.
 start() {  # start CLUSTER N ID
   "$RAFTKV" --id "$3" --peers "$(peers "$2")" --listen "$(addr "$3")" \
-    --data-dir "$WORK/$1/n$3" --request-timeout-ms 1500 2>>"$WORK/$1-n$3.log" &
+    --data-dir "$WORK/$1/n$3" --request-timeout-ms 1500 --snapshot-entries 50 \
+    2>>"$WORK/$1-n$3.log" &
   PIDS[$1-$3]=$!
 }
 now() { date +%s.%N; }
@@ -86,6 +88,8 @@ rk check 10 "$ACKED" $(addrs $others) || fail "acknowledged writes are missing a
 start c3 3 "$leader"
 rk check 15 "$ACKED" "$(addr "$leader")" || fail "the restarted node $leader did not catch up"
 grep -q "recovered term=" "$WORK/c3-n$leader.log" || fail "the restarted node did not log what it recovered"
+grep -q "restored snapshot at index" "$WORK/c3-n$leader.log" ||
+  fail "the restarted node caught up without the snapshot it should have been sent"
 for i in 1 2 3; do
   grep -Eq "INFO role=(leader|follower) term=[0-9]+ leader=" "$WORK/c3-n$i.log" ||
     fail "node $i logged no role/term change"
