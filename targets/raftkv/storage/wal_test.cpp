@@ -1,6 +1,7 @@
 #include "targets/raftkv/storage/wal.h"
 
 #include <catch2/catch.hpp>
+#include <random>
 
 #include "targets/raftkv/storage/storage_test_util.h"
 
@@ -99,6 +100,32 @@ TEST_CASE("a commit with the wrong count is corruption", "[storage][wal]") {
   AppendCommit(&buf, 2);
   SegmentScan scan;
   CHECK(ScanSegment(buf, true, &scan) != "");
+}
+
+TEST_CASE("mutated segments never read past the data or lie about length",
+          "[storage][wal]") {
+  std::size_t mid;
+  const std::string good = TwoBatches(&mid);
+  std::mt19937 rng(7);
+  int errors = 0;
+  for (int round = 0; round < 5000; ++round) {
+    std::string bad = good;
+    int flips = 1 + static_cast<int>(rng() % 4);
+    for (int f = 0; f < flips; ++f) {
+      bad[rng() % bad.size()] = static_cast<char>(rng());
+    }
+    bad.resize(rng() % (bad.size() + 1));
+    SegmentScan scan;
+    std::string err = ScanSegment(bad, rng() % 2 == 0, &scan);
+    if (!err.empty()) {
+      ++errors;
+      continue;
+    }
+    REQUIRE(scan.valid_bytes <= bad.size());
+    // What was accepted is a prefix of the original batches.
+    REQUIRE(good.compare(0, scan.valid_bytes, bad, 0, scan.valid_bytes) == 0);
+  }
+  CHECK(errors > 0);
 }
 
 TEST_CASE("segment names", "[storage][wal]") {
