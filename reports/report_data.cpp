@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "checkers/linearizable.h"
+#include "checkers/mutex_fencing.h"
 #include "checkers/stats.h"
 #include "reports/report_html.h"
 
@@ -118,6 +119,7 @@ class Builder {
     Ops(d);
     Faults(d);
     d["violation"] = Violation(s);
+    d["holds"] = Holds();
     return d;
   }
 
@@ -337,6 +339,69 @@ class Builder {
       return out;
     }
     return nullptr;
+  }
+
+  // Lock and election runs: who held which lock (or led, for campaign
+  // ops) when, per node, with overlapping holds; null for other runs.
+  json Holds() {
+    bool any = false;
+    for (const Event& e : h_) {
+      if (!e.is_nemesis() && (e.f == "acquire" || e.f == "campaign")) {
+        any = true;
+        break;
+      }
+    }
+    if (!any) return nullptr;
+    checkers::MutexFencingOptions mo;
+    mo.max_examples = 1000;
+    checkers::MutexFencingResult r = checkers::AnalyzeMutexFencing(h_, mo);
+    if (!r.malformed.empty() || r.timed != timed_) return nullptr;
+    auto x = [&](std::int64_t t) { return timed_ ? t / 1000 : t; };
+    std::map<std::string, int> rows;
+    std::vector<std::string> row_names;
+    auto row_of = [&](const checkers::Hold& hold) {
+      std::string name;
+      std::int64_t i = hold.acquire.index;
+      if (by_index_ok_ && i >= 0 && i < static_cast<std::int64_t>(h_.size())) {
+        name = h_[i].node;
+      } else if (auto it = by_index_.find(i); it != by_index_.end()) {
+        name = h_[it->second].node;
+      }
+      if (name.empty()) name = "p" + std::to_string(hold.acquire.process);
+      auto [it, fresh] = rows.emplace(name, static_cast<int>(rows.size()));
+      if (fresh) row_names.push_back(name);
+      return it->second;
+    };
+    std::map<std::string, int> lock_ids;
+    json locks = json::array(), items = json::array();
+    constexpr std::size_t kMaxHolds = 20000;
+    for (const auto& hold : r.holds) {
+      if (items.size() >= kMaxHolds) break;
+      std::string lock = Cut(hold.lock.ToJson(), o_.max_value_chars);
+      auto [it, fresh] =
+          lock_ids.emplace(lock, static_cast<int>(lock_ids.size()));
+      if (fresh) locks.push_back(lock);
+      items.push_back({{"row", row_of(hold)},
+                       {"lock", it->second},
+                       {"p", hold.acquire.process},
+                       {"token", hold.acquire.token ? json(*hold.acquire.token)
+                                                    : json(nullptr)},
+                       {"s", x(hold.start)},
+                       {"e", x(hold.end)},
+                       {"open", hold.open},
+                       {"ended", hold.ended_by}});
+    }
+    json overlaps = json::array();
+    for (const auto& o : r.overlaps) {
+      overlaps.push_back({{"lock", Cut(o.lock.ToJson(), o_.max_value_chars)},
+                          {"s", x(o.start)},
+                          {"e", x(o.end)}});
+    }
+    return {{"rows", row_names},
+            {"locks", std::move(locks)},
+            {"items", std::move(items)},
+            {"overlaps", std::move(overlaps)},
+            {"overlap_count", r.overlap_count}};
   }
 
   const History& h_;

@@ -205,6 +205,8 @@ std::string ReportHtml(const RunSummary& s, const checkers::History& history,
       "id=\"zoom-reset\">reset</button> <span id=\"view-range\"></span> "
       "<span class=\"hint\">wheel: zoom · drag: pan · hover: details</span>"
       "</p>\n<div id=\"timeline\" class=\"chart\"></div>\n</section>\n"
+      "<section id=\"holds-section\" hidden>\n<h2>Holders over time</h2>\n"
+      "<div id=\"holds\" class=\"chart\"></div>\n</section>\n"
       "<section id=\"latency-section\">\n<h2>Latency</h2>\n"
       "<div id=\"latency\" class=\"chart\"></div>\n</section>\n"
       "<section id=\"throughput-section\">\n<h2>Throughput</h2>\n"

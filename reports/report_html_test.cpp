@@ -288,3 +288,40 @@ TEST_CASE("report: 100,000 ops stay compact and processes share lanes") {
   CHECK(d["lanes"].size() <= 12);
   CHECK(d["lanes"].size() >= 10);
 }
+
+TEST_CASE("report: lock runs get holders per node with overlaps") {
+  using E = EventType;
+  const Value lock = Value::String("L");
+  History h;
+  auto add = [&](std::int64_t p, E t, const char* f, Value v, int ms,
+                 const char* node) {
+    Event e = Ev(static_cast<std::int64_t>(h.size()), p, t, f, lock,
+                 std::move(v), ms * 1000000LL);
+    e.node = node;
+    h.push_back(std::move(e));
+  };
+  add(0, E::kInvoke, "acquire", Value(), 1, "n1");
+  add(0, E::kOk, "acquire", Value::Int(1), 2, "n1");
+  add(1, E::kInvoke, "acquire", Value(), 3, "n2");
+  add(1, E::kOk, "acquire", Value::Int(2), 4, "n2");
+  add(0, E::kInvoke, "release", Value(), 6, "n1");
+  add(0, E::kOk, "release", Value(), 7, "n1");
+  RunSummary s;
+  s.name = "lock";
+  json d = json::parse(ReportDataJson(s, h));
+  const json& holds = d["holds"];
+  REQUIRE(holds.is_object());
+  CHECK(holds["rows"] == json::array({"n1", "n2"}));
+  CHECK(holds["locks"] == json::array({"\"L\""}));
+  REQUIRE(holds["items"].size() == 2);
+  CHECK(holds["items"][0]["s"] == 2000);
+  CHECK(holds["items"][0]["e"] == 6000);
+  CHECK(holds["items"][1]["token"] == 2);
+  CHECK(holds["items"][1]["open"] == true);
+  REQUIRE(holds["overlaps"].size() == 1);
+  CHECK(holds["overlaps"][0]["s"] == 4000);
+  CHECK(holds["overlaps"][0]["e"] == 6000);
+  // A register run has none.
+  History reg = StaleRead();
+  CHECK(json::parse(ReportDataJson(s, reg))["holds"].is_null());
+}

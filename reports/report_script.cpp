@@ -221,6 +221,51 @@ std::string_view ReportScript() {
     xAxis(svg, sx, TL_TOP + lanes * LANE_H + 2, W);
   }
 
+  // --- holders (lock and election runs) -------------------------------------
+  function drawHolds() {
+    var H0 = D.holds;
+    if (!H0) return;
+    document.getElementById('holds-section').hidden = false;
+    var div = document.getElementById('holds');
+    clear(div);
+    var W = widthOf(div), rows = H0.rows.length, RH = 20, top = 28;
+    var H = top + rows * RH + 28, plotW = W - LEFT - RIGHT;
+    var svg = el('svg', {width: W, height: H, 'class': 'holds'}, div);
+    var k = plotW / (view.hi - view.lo);
+    var sx = function (x) { return LEFT + (x - view.lo) * k; };
+    for (var r = 0; r < rows; r++) {
+      var y = top + r * RH;
+      if (r % 2 === 0) el('rect', {x: LEFT, y: y, width: plotW, height: RH, fill: '#f4f5f8'}, svg);
+      txt(svg, LEFT - 6, y + RH - 6, H0.rows[r], 'lane-label', 'end');
+    }
+    faults(svg, sx, 2, top + rows * RH, true);
+    H0.overlaps.forEach(function (o) {
+      if (o.e < view.lo || o.s > view.hi) return;
+      var a = sx(Math.max(o.s, view.lo)), b = sx(Math.min(o.e, view.hi));
+      var band = el('rect', {x: a, y: top, width: Math.max(2, b - a), height: rows * RH,
+        fill: '#c9302c', 'fill-opacity': 0.25, 'class': 'overlap'}, svg);
+      tip(band, 'two holders of ' + o.lock + ': ' + fmtX(o.s) + ' – ' + fmtX(o.e));
+    });
+    var drawn = 0;
+    H0.items.forEach(function (h) {
+      if (h.e < view.lo || h.s > view.hi) return;
+      var a = sx(Math.max(h.s, view.lo)), b = sx(Math.min(h.e, view.hi));
+      if (drawn > 5000 && b - a < 1) return;
+      drawn++;
+      var y = top + h.row * RH;
+      var bar = el('rect', {x: a, y: y + 3, width: Math.max(1.5, b - a), height: RH - 6,
+        fill: FCOL[h.lock % FCOL.length], 'fill-opacity': 0.75, 'class': 'hold'}, svg);
+      var token = h.token === null ? '' : 'token/term ' + h.token;
+      tip(bar, 'p' + h.p + ' held ' + H0.locks[h.lock] + (token ? ' (' + token + ')' : '') +
+          '\n' + fmtX(h.s) + ' – ' + (h.open ? 'end' : fmtX(h.e)) + ', ended by ' + h.ended);
+      if (h.token !== null && b - a > 28) txt(svg, a + 3, y + RH - 7, String(h.token), 'tick');
+    });
+    xAxis(svg, sx, top + rows * RH + 2, W);
+    var items = H0.locks.map(function (l, i) { return [l, FCOL[i % FCOL.length]]; });
+    items.push(['two holders at once', 'rgba(201,48,44,0.4)']);
+    legend(div, items);
+  }
+
   // --- latency ----------------------------------------------------------------
   var LAT = null;  // global latency range, fixed across zooms
   function drawLatency() {
@@ -414,7 +459,7 @@ std::string_view ReportScript() {
     pending = true;
     requestAnimationFrame(function () {
       pending = false;
-      drawTimeline(); drawLatency(); drawThroughput();
+      drawTimeline(); drawHolds(); drawLatency(); drawThroughput();
     });
   }
   function setView(lo, hi) {
@@ -433,7 +478,7 @@ std::string_view ReportScript() {
     var px = Math.max(0, Math.min(plotW, clientX - rect.left - LEFT));
     return view.lo + px / plotW * (view.hi - view.lo);
   }
-  ['timeline', 'latency', 'throughput'].forEach(function (id) {
+  ['timeline', 'holds', 'latency', 'throughput'].forEach(function (id) {
     var div = document.getElementById(id);
     div.addEventListener('wheel', function (e) {
       e.preventDefault();
@@ -460,7 +505,7 @@ std::string_view ReportScript() {
   window.addEventListener('resize', redraw);
 
   drawViolation();
-  drawTimeline(); drawLatency(); drawThroughput();
+  drawTimeline(); drawHolds(); drawLatency(); drawThroughput();
   document.body.setAttribute('data-rendered', 'yes');
   // Milliseconds from navigation start to the first complete drawing.
   if (window.performance && performance.now) {
