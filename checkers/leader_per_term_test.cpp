@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "checkers/history_io.h"
 #include "checkers/json_parser.h"
 
 namespace faultline::checkers {
@@ -293,6 +294,51 @@ TEST_CASE("leader-per-term: observation keys are separate domains",
   CHECK(r.conflicts[0].domain == "observe \"c2\"");
   CHECK(Contains(LeaderPerTermVerdict(r).summary,
                  "term 1 of observe \"c2\" had 2 leaders"));
+}
+
+History ParseDoc(const char* text) {
+  ReadResult r = ParseJsonl(text);
+  INFO(ToString(r.error));
+  REQUIRE(r.ok);
+  return r.history;
+}
+
+TEST_CASE("leader-per-term: the documented examples", "[leader_per_term]") {
+  History observe = ParseDoc(
+      R"({"index":0,"time":0,"process":5,"type":"invoke","f":"observe","value":null,"node":"n1"}
+{"index":1,"time":4000000,"process":5,"type":"ok","f":"observe","value":{"role":"leader","term":1,"leader":"n1"},"node":"n1"}
+{"index":2,"time":2000000000,"process":6,"type":"invoke","f":"observe","value":null,"node":"n2"}
+{"index":3,"time":2003000000,"process":6,"type":"ok","f":"observe","value":{"role":"leader","term":2,"leader":"n2"},"node":"n2"}
+{"index":4,"time":3000000000,"process":5,"type":"invoke","f":"observe","value":null,"node":"n1"}
+{"index":5,"time":3002000000,"process":5,"type":"ok","f":"observe","value":{"role":"leader","term":1,"leader":"n1"},"node":"n1"}
+{"index":6,"time":4000000000,"process":5,"type":"invoke","f":"observe","value":null,"node":"n1"}
+{"index":7,"time":4001000000,"process":5,"type":"ok","f":"observe","value":{"role":"follower","term":2,"leader":"n2"},"node":"n1"}
+{"index":8,"time":4500000000,"process":6,"type":"invoke","f":"observe","value":null,"node":"n2"}
+{"index":9,"time":4502000000,"process":6,"type":"ok","f":"observe","value":{"role":"leader","term":2,"leader":"n2"},"node":"n2"}
+{"index":10,"time":4600000000,"process":7,"type":"invoke","f":"observe","value":null,"node":"n3"}
+{"index":11,"time":4700000000,"process":7,"type":"info","f":"observe","value":null,"node":"n3","error":"timeout"}
+)");
+  Verdict v = CheckLeaderPerTerm(observe);
+  CHECK(v.validity == Validity::kValid);
+  CHECK(v.summary ==
+        "one leader per term (2 terms, 5 of 6 observations ok); two nodes "
+        "believed they led at once for 1.998 s in all (longest 1.998 s: n1 in "
+        "term 1 and n2 in term 2, from 2.003 s to 4.001 s)");
+
+  History election = ParseDoc(
+      R"({"index":0,"time":0,"process":3,"type":"invoke","f":"campaign","key":"election","value":null}
+{"index":1,"time":9000000,"process":3,"type":"ok","f":"campaign","key":"election","value":7}
+{"index":2,"time":20000000,"process":3,"type":"invoke","f":"resource-write","key":"r","value":[7,31],"fenced":true}
+{"index":3,"time":25000000,"process":3,"type":"ok","f":"resource-write","key":"r","value":[7,31]}
+{"index":4,"time":3000000000,"process":4,"type":"invoke","f":"campaign","key":"election","value":null}
+{"index":5,"time":3010000000,"process":4,"type":"ok","f":"campaign","key":"election","value":8}
+{"index":6,"time":3500000000,"process":3,"type":"invoke","f":"resign","key":"election","value":7}
+{"index":7,"time":3510000000,"process":3,"type":"ok","f":"resign","key":"election","value":7}
+)");
+  LeaderPerTermResult r = AnalyzeLeaderPerTerm(election, {});
+  CHECK(r.conflicting_terms == 0);
+  CHECK(r.dual_time == 490000000);  // 3.010 s to 3.500 s
+  CHECK(LeaderPerTermVerdict(r).validity == Validity::kValid);
 }
 
 }  // namespace

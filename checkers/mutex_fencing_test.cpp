@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "checkers/history_io.h"
 #include "checkers/json_parser.h"
 
 namespace faultline::checkers {
@@ -408,6 +409,51 @@ TEST_CASE("mutex-fencing: many overlaps are counted, examples bounded",
   MutexFencingResult r = AnalyzeMutexFencing(H(std::move(parts)), o);
   CHECK(r.overlap_count == 50 * 49 / 2);
   CHECK(r.overlaps.size() == 3);
+  CHECK(MutexFencingVerdict(r).validity == Validity::kValid);
+}
+
+// The examples of docs/history-locks.md, verbatim.
+History ParseDoc(const char* text) {
+  ReadResult r = ParseJsonl(text);
+  INFO(ToString(r.error));
+  REQUIRE(r.ok);
+  return r.history;
+}
+
+TEST_CASE("mutex-fencing: the documented examples", "[mutex_fencing]") {
+  History lock = ParseDoc(
+      R"({"index":0,"time":0,"process":0,"type":"invoke","f":"acquire","key":"lock","value":null}
+{"index":1,"time":1000000000,"process":0,"type":"ok","f":"acquire","key":"lock","value":1}
+{"index":2,"time":5000000000,"process":1,"type":"invoke","f":"acquire","key":"lock","value":null}
+{"index":3,"time":5100000000,"process":1,"type":"ok","f":"acquire","key":"lock","value":2}
+{"index":4,"time":5200000000,"process":1,"type":"invoke","f":"resource-write","key":"r","value":[2,20],"fenced":true}
+{"index":5,"time":5300000000,"process":1,"type":"ok","f":"resource-write","key":"r","value":[2,20]}
+{"index":6,"time":5400000000,"process":1,"type":"invoke","f":"release","key":"lock","value":2}
+{"index":7,"time":5500000000,"process":1,"type":"ok","f":"release","key":"lock","value":2}
+{"index":8,"time":6000000000,"process":0,"type":"invoke","f":"resource-write","key":"r","value":[1,10],"fenced":true}
+{"index":9,"time":6100000000,"process":0,"type":"fail","f":"resource-write","key":"r","value":[1,10],"error":"fenced"}
+{"index":10,"time":6200000000,"process":0,"type":"invoke","f":"release","key":"lock","value":1}
+{"index":11,"time":6300000000,"process":0,"type":"fail","f":"release","key":"lock","value":1,"error":"not-held"}
+)");
+  Verdict v = CheckMutexFencing(lock);
+  CHECK(v.validity == Validity::kValid);
+  CHECK(v.summary ==
+        "mutual exclusion violated once (p0 and p1 both held \"lock\" from "
+        "5.100 s to 5.400 s), the stale write was rejected by fencing: safe");
+
+  History election = ParseDoc(
+      R"({"index":0,"time":0,"process":3,"type":"invoke","f":"campaign","key":"election","value":null}
+{"index":1,"time":9000000,"process":3,"type":"ok","f":"campaign","key":"election","value":7}
+{"index":2,"time":20000000,"process":3,"type":"invoke","f":"resource-write","key":"r","value":[7,31],"fenced":true}
+{"index":3,"time":25000000,"process":3,"type":"ok","f":"resource-write","key":"r","value":[7,31]}
+{"index":4,"time":3000000000,"process":4,"type":"invoke","f":"campaign","key":"election","value":null}
+{"index":5,"time":3010000000,"process":4,"type":"ok","f":"campaign","key":"election","value":8}
+{"index":6,"time":3500000000,"process":3,"type":"invoke","f":"resign","key":"election","value":7}
+{"index":7,"time":3510000000,"process":3,"type":"ok","f":"resign","key":"election","value":7}
+)");
+  MutexFencingResult r = AnalyzeMutexFencing(election, {});
+  CHECK(r.overlap_count == 1);
+  CHECK(r.stale_writes == 0);
   CHECK(MutexFencingVerdict(r).validity == Validity::kValid);
 }
 
