@@ -310,10 +310,12 @@ std::string_view ReportScript() {
         tip(c, OPS.d[i] + '\n' + TNAME[OPS.t[i]] + ', ' + fmtDur(OPS.e[i] - OPS.s[i]) + ' at ' + fmtX(OPS.s[i]));
       });
     } else {
-      var C = 4, seen = {};
+      var C = 4, CX = Math.ceil(plotW / C) + 1, CY = Math.ceil(H / C) + 1;
+      var seen = new Uint8Array(D.fs.length * CX * CY);
       vis.forEach(function (i) {
         var cx = Math.floor((sx(OPS.s[i]) - LEFT) / C), cy = Math.floor(sy(OPS.e[i] - OPS.s[i]) / C);
-        var key = OPS.f[i] + ':' + cx + ':' + cy;
+        if (cx < 0 || cx >= CX || cy < 0 || cy >= CY) return;
+        var key = (OPS.f[i] * CX + cx) * CY + cy;
         if (seen[key]) return;
         seen[key] = 1;
         el('rect', {x: LEFT + cx * C, y: cy * C, width: C - 1, height: C - 1,
