@@ -239,7 +239,14 @@ bool Cluster::ProcessReadyOnce(NodeId n) {
         checker_.Contract(n, "unreadable snapshot received");
       }
     }
+    const Index commit =
+        rd.committed.empty() ? 0 : s.node->GetStatus(clock_.Local(n)).commit;
     for (const Entry& e : rd.committed) {
+      if (e.index > commit) {
+        checker_.Contract(n, "applies index " + std::to_string(e.index) +
+                                 " beyond its commit " +
+                                 std::to_string(commit));
+      }
       checker_.OnApply(n, e, s.kv.applied());
       s.kv.Apply(e);
     }

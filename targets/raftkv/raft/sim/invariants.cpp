@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <sstream>
 
 namespace faultline::raftkv::raft::sim {
@@ -57,8 +58,10 @@ InvariantChecker::InvariantChecker(std::uint64_t seed, DiskOf disks)
 void InvariantChecker::Fail(Violation v, const std::string& what) {
   if (finding_) return;
   std::ostringstream o;
-  o << "seed " << seed_ << " step " << step_ << " t=" << real_ / 1'000'000
-    << "." << (real_ / 1000) % 1000 << "ms: " << ToString(v) << ": " << what;
+  char ms[32];
+  std::snprintf(ms, sizeof ms, "%.3f", static_cast<double>(real_) / 1e6);
+  o << "seed " << seed_ << " step " << step_ << " t=" << ms
+    << "ms: " << ToString(v) << ": " << what;
   finding_ = Finding{v, o.str()};
 }
 

@@ -199,9 +199,11 @@ RunResult Runner::Run() {
       NextAfter(rng_, 0, o_.proposes_per_sec + o_.reads_per_sec);
   Nanos next_crash = NextAfter(rng_, 0, o_.crashes_per_sec);
   Nanos next_partition = NextAfter(rng_, 0, o_.partitions_per_sec);
+  Nanos next_transfer = NextAfter(rng_, 0, o_.transfers_per_sec);
 
   while (c_.checker().ok()) {
-    Nanos t = std::min({next_client, next_crash, next_partition, heal_at_});
+    Nanos t = std::min(
+        {next_client, next_crash, next_partition, next_transfer, heal_at_});
     for (const auto& [n, at] : next_tick_) t = std::min(t, at);
     for (const auto& [n, at] : restart_at_) t = std::min(t, at);
     if (auto d = c_.net().NextDue()) t = std::min(t, *d);
@@ -230,6 +232,16 @@ RunResult Runner::Run() {
     if (next_partition <= now) {
       if (heal_at_ == kNever) Partition();
       next_partition = NextAfter(rng_, now, o_.partitions_per_sec);
+    }
+    if (next_transfer <= now) {
+      const NodeId l = c_.Leader();
+      const NodeId to = Pick();
+      if (l != kNone && to != l) {
+        c_.Trace("transfer n" + std::to_string(l) + " -> n" +
+                 std::to_string(to));
+        c_.TransferLeadership(l, to);
+      }
+      next_transfer = NextAfter(rng_, now, o_.transfers_per_sec);
     }
     if (next_client <= now) {
       Client();

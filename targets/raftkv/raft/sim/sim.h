@@ -64,8 +64,9 @@ struct RunOptions {
   double proposes_per_sec = 100;
   double reads_per_sec = 100;
   int keys = 3;
-  double leader_bias = 0.8;     // proposals sent to the current leader
-  double read_at_leader = 0.3;  // reads sent to the current leader
+  double transfers_per_sec = 0.5;  // leadership transfers asked of leaders
+  double leader_bias = 0.8;        // proposals sent to the current leader
+  double read_at_leader = 0.3;     // reads sent to the current leader
 
   bool trace = false;  // print the run's events to stderr
 };
