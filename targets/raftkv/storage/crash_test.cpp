@@ -77,8 +77,10 @@ std::vector<Op> RandomScript(std::uint64_t seed, int n) {
     } else {
       if (pick(0, 3) == 0) ++term;
       raft::Index from = m.Last() + 1;
-      if (pick(0, 3) == 0 && m.Last() > m.SnapIndex()) {
-        from = pick(m.SnapIndex() + 1, m.Last());  // overwrite a suffix
+      if (pick(0, 3) == 0 && m.Last() > 1) {
+        // Overwrite a suffix, sometimes overlapping the snapshot.
+        raft::Index lo = m.SnapIndex() > 1 ? m.SnapIndex() - 1 : 1;
+        from = pick(lo, m.Last());
       }
       raft::Index count = pick(0, 4);
       op.entries = Range(from, from + count - 1, term, pick(0, 80));

@@ -1,6 +1,7 @@
 #include "targets/raftkv/storage/storage.h"
 
 #include <algorithm>
+#include <span>
 #include <utility>
 
 #include "targets/raftkv/storage/snapshot_file.h"
@@ -321,23 +322,27 @@ raft::Index DiskStorage::SnapshotIndex() const { return impl_->snap_index; }
 raft::Index DiskStorage::LastIndex() const { return impl_->log.next() - 1; }
 
 std::string DiskStorage::Save(const std::optional<raft::HardState>& hs,
-                              const std::vector<raft::Entry>& entries,
+                              const std::vector<raft::Entry>& all_entries,
                               bool sync) {
   Impl& s = *impl_;
   if (!s.broken.empty()) return "storage failed earlier: " + s.broken;
+  std::span<const raft::Entry> entries(all_entries);
   if (!entries.empty()) {
-    const Index first = entries.front().index;
-    if (first <= s.snap_index || first > s.log.next()) {
-      return "save: entries start at " + std::to_string(first) + ", outside (" +
-             std::to_string(s.snap_index) + ", " +
-             std::to_string(s.log.next()) + "]";
-    }
     for (std::size_t i = 1; i < entries.size(); ++i) {
-      if (entries[i].index != first + i) {
+      if (entries[i].index != entries.front().index + i) {
         return "save: entry indexes are not consecutive at " +
                std::to_string(entries[i].index);
       }
     }
+    // Entries the snapshot covers are dropped (Raft trims them too).
+    if (entries.front().index <= s.snap_index) {
+      entries = entries.subspan(std::min<std::size_t>(
+          entries.size(), s.snap_index - entries.front().index + 1));
+    }
+  }
+  if (!entries.empty() && entries.front().index > s.log.next()) {
+    return "save: entries start at " + std::to_string(entries.front().index) +
+           ", after the log's end " + std::to_string(s.log.next() - 1);
   }
   if (entries.empty() && !hs) {
     if (sync) {

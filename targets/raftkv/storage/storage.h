@@ -69,9 +69,9 @@ class DiskStorage {
   // Appends `entries` (replacing any stored entries from
   // entries.front().index on) and then `hs` if set. With sync, fsyncs before
   // returning (also earlier unsynced calls). Returns "" on success, else an
-  // error message. Preconditions (else an error, nothing written): entries
-  // have consecutive indexes, the first is > the snapshot index and <= the
-  // last stored index + 1.
+  // error message. Entries <= the snapshot index are skipped (the snapshot
+  // covers them). Preconditions (else an error, nothing written): entries
+  // have consecutive indexes; the first one kept is <= LastIndex() + 1.
   std::string Save(const std::optional<raft::HardState>& hs,
                    const std::vector<raft::Entry>& entries, bool sync);
   // Makes earlier unsynced calls durable, atomically replaces the snapshot,

@@ -112,9 +112,12 @@ struct Model {
       snap = op.snap;
       return;
     }
-    if (!op.entries.empty()) {
-      log.erase(log.lower_bound(op.entries.front().index), log.end());
-      for (const auto& e : op.entries) log[e.index] = e;
+    bool first = true;
+    for (const auto& e : op.entries) {
+      if (e.index <= SnapIndex()) continue;  // covered by the snapshot
+      if (first) log.erase(log.lower_bound(e.index), log.end());
+      first = false;
+      log[e.index] = e;
     }
     if (op.hs) hs = *op.hs;
   }
