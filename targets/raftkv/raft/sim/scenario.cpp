@@ -77,6 +77,7 @@ class Runner {
   std::uint64_t seed_ = 1;
   std::unique_ptr<Cluster> c_;
   std::set<Violation> allowed_;
+  std::set<std::pair<NodeId, NodeId>> held_;
   bool trace_ = false;
 };
 
@@ -121,9 +122,14 @@ Error Runner::ParseFilter(const Words& w, std::size_t i, Filter* f) const {
 }
 
 std::uint64_t Runner::DeliverAll(const Filter& f) {
+  // Held links deliver only when the filter names the link exactly.
+  const bool exact = f.from != kNone && f.to != kNone;
+  auto pred = [&](const Message& m) {
+    return f(m) && (exact || held_.count({m.from, m.to}) == 0);
+  };
   std::uint64_t n = 0;
   while (f.max == 0 || n < f.max) {
-    std::optional<Message> m = c_->net().TakeFirst(f);
+    std::optional<Message> m = c_->net().TakeFirst(pred);
     if (!m) break;
     c_->Deliver(*m);
     c_->Observe();
@@ -312,6 +318,18 @@ Error Runner::Exec(const Words& w) {
   }
   if (cmd == "heal") {
     c.net().Heal();
+    return std::nullopt;
+  }
+  if (cmd == "hold" || cmd == "release") {
+    Filter f;
+    if (w.size() != 2) return "usage: " + cmd + " A->B";
+    if (auto e = ParseFilter(w, 1, &f)) return e;
+    if (f.from == kNone || f.to == kNone) return cmd + " A->B";
+    if (cmd == "hold") {
+      held_.insert({f.from, f.to});
+    } else {
+      held_.erase({f.from, f.to});
+    }
     return std::nullopt;
   }
   if (cmd == "cut") {

@@ -29,6 +29,9 @@
 //   drop [LINK] [TYPE]  discard matching queued messages
 //   run MS            advance MS, each ms ticking every running node and
 //                     delivering every message
+//   hold A->B         keep messages on the link queued (delayed): only a
+//                     `deliver A->B ...` naming the link moves them
+//   release A->B      end the hold
 //   run until leader [N] [within MS]   run until N (or any node) leads
 // Faults:
 //   partition A B | C ...   cut links between groups (unlisted: isolated)
