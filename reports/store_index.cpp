@@ -134,9 +134,10 @@ std::string StoreIndexHtml(const std::vector<StoreRun>& runs) {
     ++counts[k];
   }
   out += "<p id=\"totals\">" + std::to_string(runs.size()) +
-         " runs: " + std::to_string(counts[0]) + " valid, " +
-         std::to_string(counts[1]) + " invalid, " + std::to_string(counts[2]) +
-         " unknown, " + std::to_string(counts[3]) + " incomplete</p>\n";
+         (runs.size() == 1 ? " run: " : " runs: ") + std::to_string(counts[0]) +
+         " valid, " + std::to_string(counts[1]) + " invalid, " +
+         std::to_string(counts[2]) + " unknown, " + std::to_string(counts[3]) +
+         " incomplete</p>\n";
   out +=
       "<table id=\"runs\">\n<thead><tr><th>test</th><th>run</th><th>started"
       "</th><th>duration</th><th>verdict</th><th>expected</th><th>report"

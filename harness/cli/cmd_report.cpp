@@ -172,8 +172,8 @@ int DoReportIndex(const ReportCliOptions& o) {
   }
   std::string path = UpdateStoreIndex(store);
   if (path.empty()) return kExitInternal;
-  std::printf("%s (%zu runs)\n", path.c_str(),
-              reports::ScanStore(store).size());
+  std::size_t runs = reports::ScanStore(store).size();
+  std::printf("%s (%zu run%s)\n", path.c_str(), runs, runs == 1 ? "" : "s");
   return 0;
 }
 
