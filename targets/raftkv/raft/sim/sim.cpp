@@ -259,6 +259,7 @@ RunResult Runner::Run() {
   res_.terms_with_leader = c_.checker().Leaders();
   res_.commit = c_.checker().GlobalCommit();
   res_.reads_checked = c_.checker().ReadsChecked();
+  for (const ServedRead& r : c_.served()) res_.local_reads += r.local ? 1 : 0;
   return res_;
 }
 
@@ -274,8 +275,8 @@ std::string Describe(const RunResult& r) {
   std::ostringstream o;
   o << "ok (steps " << r.steps << ", terms with a leader "
     << r.terms_with_leader << ", commit " << r.commit << ", reads checked "
-    << r.reads_checked << ", proposals " << r.proposals_accepted << ", crashes "
-    << r.crashes << ")";
+    << r.reads_checked << " (local " << r.local_reads << "), proposals "
+    << r.proposals_accepted << ", crashes " << r.crashes << ")";
   return o.str();
 }
 

@@ -78,6 +78,7 @@ struct RunResult {
   std::size_t terms_with_leader = 0;
   Index commit = 0;  // highest commit reached
   std::uint64_t reads_checked = 0;
+  std::uint64_t local_reads = 0;  // of which follower-lease local reads
   std::uint64_t proposals_accepted = 0;
   std::uint64_t crashes = 0;
 };

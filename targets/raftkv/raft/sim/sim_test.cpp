@@ -58,7 +58,7 @@ RunOptions Mix(std::uint64_t seed, ReadMode mode) {
 void RunMany(ReadMode mode) {
   const std::uint64_t runs = EnvOr("RAFTKV_SIM_RUNS", 1000);
   const std::uint64_t first = EnvOr("RAFTKV_SIM_SEED", 1);
-  std::uint64_t leaders = 0, reads = 0, commits = 0;
+  std::uint64_t leaders = 0, reads = 0, commits = 0, local = 0;
   for (std::uint64_t seed = first; seed < first + runs; ++seed) {
     RunResult r = RunRandom(seed, Mix(seed, mode));
     if (!r.ok) {
@@ -67,15 +67,18 @@ void RunMany(ReadMode mode) {
     }
     leaders += r.terms_with_leader;
     reads += r.reads_checked;
+    local += r.local_reads;
     commits += r.commit;
   }
   // The runs did something worth checking.
   CHECK(leaders >= runs);
   CHECK(commits >= runs * 10);
   CHECK(reads >= runs * 10);
+  if (mode == ReadMode::kFollowerLease) CHECK(local >= runs * 5);
   WARN(ToString(mode) << ": " << runs << " runs, " << leaders
                       << " terms with a leader, " << commits
-                      << " entries committed, " << reads << " reads checked");
+                      << " entries committed, " << reads << " reads checked ("
+                      << local << " local)");
 }
 
 // Replays one seed with a trace: RAFTKV_SIM_TRACE=seed,mode(0..2).
