@@ -63,6 +63,7 @@ class FakeServer {
     ::close(listen_fd_);
   }
   int port() const { return port_; }
+  int closed() const { return closed_; }  // connections closed so far
   std::vector<std::vector<std::string>> commands() {
     std::lock_guard<std::mutex> lock(mu_);
     return commands_;
@@ -83,6 +84,7 @@ class FakeServer {
       if (fd < 0) continue;
       Handle(fd);
       ::close(fd);
+      ++closed_;
     }
   }
   void Handle(int fd) {
@@ -100,6 +102,11 @@ class FakeServer {
         }
         std::string out = handler_(*cmd);
         if (out == kClose) return;
+        if (out.size() > kClose.size() && out.ends_with(kClose)) {
+          out.resize(out.size() - kClose.size());  // reply, then close
+          (void)::send(fd, out.data(), out.size(), MSG_NOSIGNAL);
+          return;
+        }
         if (out == kSilent) continue;
         if (::send(fd, out.data(), out.size(), MSG_NOSIGNAL) < 0) return;
       }
@@ -111,6 +118,7 @@ class FakeServer {
   int listen_fd_ = -1;
   int port_ = 0;
   std::atomic<bool> stop_{false};
+  std::atomic<int> closed_{0};
   std::thread thread_;
   std::mutex mu_;
   std::vector<std::vector<std::string>> commands_;
@@ -366,4 +374,25 @@ TEST_CASE("raftkv helpers: addresses and STATUS", "[raftkv]") {
   CHECK(RaftkvClient::KeyFor(Value::String("x")) == "r/x");
   CHECK(RaftkvClient::KeyFor(Value()) == "r/_");
   CHECK(RaftkvClient::KeyFor(Value::Bool(true)).empty());
+}
+
+TEST_CASE(
+    "raftkv client: a connection closed while idle is replaced "
+    "before sending",
+    "[raftkv]") {
+  // Every reply is followed by closing the connection, like a node that was
+  // killed and restarted between two operations.
+  FakeServer server([](const std::vector<std::string>&) -> std::string {
+    return "+OK\r\n" + kClose;
+  });
+  RaftkvClient client = ClientFor(server.port());
+  for (int v = 1; v <= 3; ++v) {
+    INFO("write " << v);
+    REQUIRE(client.Invoke(Write("k", v)).type == Outcome::kOk);
+    // Wait until the server has closed that connection.
+    while (server.closed() < v) std::this_thread::yield();
+  }
+  // Each write found its old connection closed and used a new one: no
+  // write was sent into a dead connection (which would have been info).
+  CHECK(server.commands().size() == 3);
 }

@@ -104,6 +104,15 @@ void RespConn::Close() {
   parser_ = resp::Parser();
 }
 
+bool RespConn::Idle() {
+  pollfd p{fd_, POLLIN, 0};
+  if (::poll(&p, 1, 0) <= 0) return true;  // nothing pending: still good
+  // Readable between requests: either EOF/reset (a restarted or killed
+  // server) or bytes nobody asked for; both mean start afresh, before
+  // anything is sent, so the request's outcome stays certain.
+  return false;
+}
+
 std::string RespConn::Connect(Clock::time_point deadline) {
   sockaddr_in addr;
   if (!Resolve(host_, port_, &addr)) return "cannot resolve " + host_;
@@ -144,6 +153,7 @@ CallResult RespConn::Call(const std::vector<std::string>& args,
     out.detail = std::move(detail);
     return out;
   };
+  if (fd_ >= 0 && !Idle()) Close();  // the peer went away while idle
   if (fd_ < 0) {
     std::string why = Connect(deadline);
     if (!why.empty()) return failed(CallError::kConnect, why);

@@ -68,6 +68,9 @@ class RespConn {
   int port() const { return port_; }
 
  private:
+  // False when the idle connection is readable (closed by the peer, or
+  // unsolicited bytes): it must not carry the next request.
+  bool Idle();
   // Returns "" on success, else why not (and the socket is closed).
   std::string Connect(Clock::time_point deadline);
 
