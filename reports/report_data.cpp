@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "checkers/leader_per_term.h"
 #include "checkers/linearizable.h"
 #include "checkers/mutex_fencing.h"
 #include "checkers/stats.h"
@@ -120,6 +121,7 @@ class Builder {
     Faults(d);
     d["violation"] = Violation(s);
     d["holds"] = Holds();
+    d["leaders"] = Leaders();
     return d;
   }
 
@@ -402,6 +404,79 @@ class Builder {
             {"items", std::move(items)},
             {"overlaps", std::move(overlaps)},
             {"overlap_count", r.overlap_count}};
+  }
+
+  // Election runs and runs with leader observations: the intervals in
+  // which each node believed it led (leader-per-term), with terms, the
+  // times two nodes believed so at once, and terms claimed by two nodes.
+  json Leaders() {
+    bool any = false;
+    for (const Event& e : h_) {
+      if (!e.is_nemesis() && (e.f == "observe" || e.f == "campaign")) {
+        any = true;
+        break;
+      }
+    }
+    if (!any) return nullptr;
+    checkers::LeaderPerTermOptions lo;
+    lo.max_examples = 100;
+    checkers::LeaderPerTermResult r = checkers::AnalyzeLeaderPerTerm(h_, lo);
+    if (!r.malformed.empty() || r.timed != timed_ || r.intervals.empty()) {
+      return nullptr;
+    }
+    auto x = [&](std::int64_t t) { return timed_ ? t / 1000 : t; };
+    std::map<std::string, int> rows;
+    std::vector<std::string> row_names;
+    constexpr std::size_t kMaxIntervals = 20000;
+    json items = json::array(), dual = json::array();
+    for (const auto& iv : r.intervals) {
+      if (items.size() >= kMaxIntervals) break;
+      std::string name = Cut(iv.node, o_.max_value_chars);
+      if (iv.domain != "observe") {
+        name += " (" + Cut(iv.domain, o_.max_value_chars) + ")";
+      }
+      auto [it, fresh] = rows.emplace(name, static_cast<int>(rows.size()));
+      if (fresh) row_names.push_back(name);
+      items.push_back({{"row", it->second},
+                       {"term", iv.term ? json(*iv.term) : json(nullptr)},
+                       {"s", x(iv.start)},
+                       {"e", x(iv.end)},
+                       {"domain", iv.domain}});
+    }
+    // Times two nodes believed they led at once, per domain (intervals
+    // are sorted by domain, then start).
+    constexpr std::size_t kMaxDual = 2000;
+    for (std::size_t i = 0; i < r.intervals.size() && dual.size() < kMaxDual;
+         ++i) {
+      const auto& a = r.intervals[i];
+      for (std::size_t j = i + 1; j < r.intervals.size(); ++j) {
+        const auto& b = r.intervals[j];
+        if (b.domain != a.domain || b.start >= a.end) break;
+        if (b.node == a.node) continue;
+        dual.push_back(
+            {{"s", x(b.start)},
+             {"e", x(std::min(a.end, b.end))},
+             {"what", a.node + " and " + b.node + " (" + a.domain + ")"}});
+        if (dual.size() >= kMaxDual) break;
+      }
+    }
+    json conflicts = json::array();
+    for (const auto& c : r.conflicts) {
+      std::string nodes;
+      for (const auto& claim : c.claims) {
+        if (!nodes.empty()) nodes += ", ";
+        nodes += claim.node + " (" + claim.source + ")";
+      }
+      std::int64_t at = c.claims.empty() ? 0 : x(c.claims.back().time);
+      conflicts.push_back({{"term", c.term},
+                           {"domain", c.domain},
+                           {"nodes", nodes},
+                           {"s", at}});
+    }
+    return {{"rows", row_names},
+            {"items", std::move(items)},
+            {"dual", std::move(dual)},
+            {"conflicts", std::move(conflicts)}};
   }
 
   const History& h_;

@@ -325,3 +325,25 @@ TEST_CASE("report: lock runs get holders per node with overlaps") {
   History reg = StaleRead();
   CHECK(json::parse(ReportDataJson(s, reg))["holds"].is_null());
 }
+
+TEST_CASE("report: leader observations give leaders per node with terms") {
+  // The example of docs/history-locks.md: n1 (term 1) and n2 (term 2)
+  // both believe they lead from 2.003 s until n1 learns of term 2.
+  auto read = faultline::checkers::ParseJsonl(
+      ReadText(std::string(REPORTS_TESTDATA) + "/leaders.jsonl"));
+  REQUIRE(read.ok);
+  RunSummary s;
+  s.name = "election";
+  json d = json::parse(ReportDataJson(s, read.history));
+  const json& l = d["leaders"];
+  REQUIRE(l.is_object());
+  CHECK(l["rows"] == json::array({"n1", "n2"}));
+  REQUIRE(l["items"].size() == 2);
+  CHECK(l["items"][0]["term"] == 1);
+  CHECK(l["items"][1]["term"] == 2);
+  REQUIRE(l["dual"].size() == 1);
+  CHECK(l["dual"][0]["s"] == 2003000);
+  CHECK(l["dual"][0]["e"] == 4001000);
+  CHECK(l["conflicts"].empty());
+  CHECK(d["holds"].is_null());
+}

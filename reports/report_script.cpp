@@ -266,6 +266,57 @@ std::string_view ReportScript() {
     legend(div, items);
   }
 
+  // --- leaders (election runs, leader observations) ---------------------------
+  function drawLeaders() {
+    var L = D.leaders;
+    if (!L) return;
+    document.getElementById('leaders-section').hidden = false;
+    var div = document.getElementById('leaders');
+    clear(div);
+    var W = widthOf(div), rows = L.rows.length, RH = 20, top = 28;
+    var H = top + rows * RH + 28, plotW = W - LEFT - RIGHT;
+    var svg = el('svg', {width: W, height: H, 'class': 'leaders'}, div);
+    var k = plotW / (view.hi - view.lo);
+    var sx = function (x) { return LEFT + (x - view.lo) * k; };
+    for (var r = 0; r < rows; r++) {
+      var y = top + r * RH;
+      if (r % 2 === 0) el('rect', {x: LEFT, y: y, width: plotW, height: RH, fill: '#f4f5f8'}, svg);
+      txt(svg, LEFT - 6, y + RH - 6, L.rows[r], 'lane-label', 'end');
+    }
+    faults(svg, sx, 2, top + rows * RH, true);
+    L.dual.forEach(function (o) {
+      if (o.e < view.lo || o.s > view.hi) return;
+      var a = sx(Math.max(o.s, view.lo)), b = sx(Math.min(o.e, view.hi));
+      var band = el('rect', {x: a, y: top, width: Math.max(2, b - a), height: rows * RH,
+        fill: '#f0ad4e', 'fill-opacity': 0.3, 'class': 'dual'}, svg);
+      tip(band, 'two nodes believed they led: ' + o.what + ', ' + fmtX(o.s) + ' – ' + fmtX(o.e));
+    });
+    var drawn = 0;
+    L.items.forEach(function (h) {
+      if (h.e < view.lo || h.s > view.hi) return;
+      var a = sx(Math.max(h.s, view.lo)), b = sx(Math.min(h.e, view.hi));
+      if (drawn > 5000 && b - a < 1) return;
+      drawn++;
+      var y = top + h.row * RH;
+      var col = h.term === null ? '#888' : FCOL[h.term % FCOL.length];
+      var bar = el('rect', {x: a, y: y + 3, width: Math.max(1.5, b - a), height: RH - 6,
+        fill: col, 'fill-opacity': 0.75, 'class': 'lead'}, svg);
+      tip(bar, L.rows[h.row] + ' led' + (h.term === null ? '' : ' term ' + h.term) + '\n' +
+          fmtX(h.s) + ' – ' + fmtX(h.e));
+      if (h.term !== null && b - a > 28) txt(svg, a + 3, y + RH - 7, 'term ' + h.term, 'tick');
+    });
+    L.conflicts.forEach(function (c) {
+      if (c.s < view.lo || c.s > view.hi) return;
+      var x = sx(c.s);
+      var m = el('line', {x1: x, x2: x, y1: top - 4, y2: top + rows * RH, stroke: '#c9302c',
+        'stroke-width': 2, 'class': 'conflict'}, svg);
+      tip(m, 'term ' + c.term + ' claimed by ' + c.nodes + ' (' + c.domain + ')');
+    });
+    xAxis(svg, sx, top + rows * RH + 2, W);
+    legend(div, [['bar colour: term', '#1f77b4'], ['two believed leaders at once', 'rgba(240,173,78,0.5)'],
+                 ['a term with two leaders', '#c9302c']]);
+  }
+
   // --- latency ----------------------------------------------------------------
   var LAT = null;  // global latency range, fixed across zooms
   function drawLatency() {
@@ -461,7 +512,7 @@ std::string_view ReportScript() {
     pending = true;
     requestAnimationFrame(function () {
       pending = false;
-      drawTimeline(); drawHolds(); drawLatency(); drawThroughput();
+      drawTimeline(); drawHolds(); drawLeaders(); drawLatency(); drawThroughput();
     });
   }
   function setView(lo, hi) {
@@ -480,7 +531,7 @@ std::string_view ReportScript() {
     var px = Math.max(0, Math.min(plotW, clientX - rect.left - LEFT));
     return view.lo + px / plotW * (view.hi - view.lo);
   }
-  ['timeline', 'holds', 'latency', 'throughput'].forEach(function (id) {
+  ['timeline', 'holds', 'leaders', 'latency', 'throughput'].forEach(function (id) {
     var div = document.getElementById(id);
     div.addEventListener('wheel', function (e) {
       e.preventDefault();
@@ -507,7 +558,7 @@ std::string_view ReportScript() {
   window.addEventListener('resize', redraw);
 
   drawViolation();
-  drawTimeline(); drawHolds(); drawLatency(); drawThroughput();
+  drawTimeline(); drawHolds(); drawLeaders(); drawLatency(); drawThroughput();
   document.body.setAttribute('data-rendered', 'yes');
   // Milliseconds from navigation start to the first complete drawing.
   if (window.performance && performance.now) {
