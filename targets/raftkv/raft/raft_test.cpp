@@ -258,6 +258,40 @@ TEST_CASE("ready: hard state appears when it changes; must_sync for votes") {
   CHECK_FALSE(n.HasReady());
 }
 
+TEST_CASE("ready: the leader counts its own entries only once persisted") {
+  Config c;
+  c.id = 1;
+  c.voters = {1};
+  c.election_timeout = 100;
+  Node n(c, 0);
+  n.Tick(1000);  // a single node elects itself
+  REQUIRE(n.GetStatus(1000).role == Role::kLeader);
+  Ready rd = n.GetReady();
+  REQUIRE(rd.entries.size() == 1);  // the no-op
+  CHECK(rd.must_sync);
+  CHECK(rd.committed.empty());  // not yet persisted: not counted
+  n.Advance(rd);
+  rd = n.GetReady();
+  REQUIRE(rd.committed.size() == 1);
+  CHECK(rd.committed[0].type == EntryType::kNoop);
+  REQUIRE(rd.hard_state);
+  CHECK(rd.hard_state->commit == 1);
+  CHECK_FALSE(rd.must_sync);  // a commit-only change needs no fsync
+  n.Advance(rd);
+  ProposeResult r = n.Propose("x", 1001);
+  REQUIRE(r.ok);
+  CHECK(r.index == 2);
+  rd = n.GetReady();
+  CHECK(rd.committed.empty());
+  n.Advance(rd);
+  rd = n.GetReady();
+  REQUIRE(rd.committed.size() == 1);
+  CHECK(rd.committed[0].data == "x");
+  n.Advance(rd);
+  CHECK_FALSE(n.HasReady());
+  CHECK(n.GetStatus(1001).applied == 2);
+}
+
 TEST_CASE("unsafe vote-not-persisted: Ready carries no vote, memory keeps it") {
   Config c;
   c.id = 2;
