@@ -4,9 +4,12 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "checkers/history_io.h"
+#include "checkers/leader_per_term.h"
 #include "checkers/linearizable.h"
+#include "checkers/mutex_fencing.h"
 #include "harness/cli/commands.h"
 #include "harness/store.h"
 #include "harness/workload.h"
@@ -24,6 +27,29 @@ struct CheckCliOptions {
   bool json = false;
   bool witness = false;
 };
+
+// The linearizability check of `history` against o.model.
+checkers::Verdict CheckLin(const CheckCliOptions& o,
+                           const checkers::History& history) {
+  checkers::LinearizableOptions lin;
+  lin.model = o.model;
+  lin.threads =
+      o.threads > 0
+          ? o.threads
+          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (o.time_limit > 0) {
+    lin.deadline =
+        std::chrono::steady_clock::now() +
+        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+            std::chrono::duration<double>(o.time_limit));
+  }
+  lin.memory_limit_bytes =
+      o.memory_limit_mb > 0
+          ? static_cast<std::uint64_t>(o.memory_limit_mb * 1024 * 1024)
+          : harness::kDefaultCheckMemoryBytes;
+  lin.witness = o.witness;
+  return checkers::CheckLinearizable(history, lin);
+}
 
 int DoCheck(const CheckCliOptions& o) {
   auto text = harness::ReadFile(o.file);
@@ -51,24 +77,14 @@ int DoCheck(const CheckCliOptions& o) {
                  static_cast<long long>(bad->line), bad->message.c_str());
     return kExitUsage;
   }
-  checkers::LinearizableOptions lin;
-  lin.model = o.model;
-  lin.threads =
-      o.threads > 0
-          ? o.threads
-          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  if (o.time_limit > 0) {
-    lin.deadline =
-        std::chrono::steady_clock::now() +
-        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-            std::chrono::duration<double>(o.time_limit));
+  checkers::Verdict v;
+  if (o.model == checkers::kMutexFencingChecker) {
+    v = checkers::CheckMutexFencing(read.history);
+  } else if (o.model == checkers::kLeaderPerTermChecker) {
+    v = checkers::CheckLeaderPerTerm(read.history);
+  } else {
+    v = CheckLin(o, read.history);
   }
-  lin.memory_limit_bytes =
-      o.memory_limit_mb > 0
-          ? static_cast<std::uint64_t>(o.memory_limit_mb * 1024 * 1024)
-          : harness::kDefaultCheckMemoryBytes;
-  lin.witness = o.witness;
-  checkers::Verdict v = checkers::CheckLinearizable(read.history, lin);
   if (o.json) {
     std::string out = "{\"checker\":";
     checkers::AppendJsonString(out, v.checker);
@@ -91,15 +107,26 @@ int DoCheck(const CheckCliOptions& o) {
   return checkers::ExitCode(v.validity);
 }
 
+// Linearizability models, plus the lock and leader checkers
+// (docs/history-locks.md), which take the same place on the command line.
+std::vector<std::string> CheckModelNames() {
+  std::vector<std::string> names = checkers::LinearizableModelNames();
+  names.push_back(checkers::kMutexFencingChecker);
+  names.push_back(checkers::kLeaderPerTermChecker);
+  return names;
+}
+
 }  // namespace
 
 void AddCheckCommand(CLI::App& root, int& exit_code) {
   auto o = std::make_shared<CheckCliOptions>();
   auto* cmd = root.add_subcommand(
       "check", "Check a history file for linearizability against a model");
-  cmd->add_option("--model,-m", o->model, "Model of the system")
+  cmd->add_option("--model,-m", o->model,
+                  "Model of the system, or the checker mutex-fencing or "
+                  "leader-per-term (docs/history-locks.md)")
       ->required()
-      ->check(CLI::IsMember(checkers::LinearizableModelNames()));
+      ->check(CLI::IsMember(CheckModelNames()));
   cmd->add_option("history", o->file, "History file")->required();
   cmd->add_option("--format", o->format,
                   "Input format: jsonl (faultline), edn (Jepsen history.edn), "
@@ -123,7 +150,9 @@ void AddCheckCommand(CLI::App& root, int& exit_code) {
       "  faultline check --model cas-register store/etcd-register/latest/"
       "history.jsonl\n"
       "  faultline check -m kv --time-limit 30 --json history.jsonl\n"
-      "  faultline check -m register --format edn history.edn");
+      "  faultline check -m register --format edn history.edn\n"
+      "  faultline check -m mutex-fencing store/redis-lock/latest/"
+      "history.jsonl");
   cmd->callback([o, &exit_code] { exit_code = DoCheck(*o); });
 }
 
