@@ -385,6 +385,7 @@ class Analyzer {
           fenced[w.resource].push_back(i);
         }
       } else if (w.outcome == EventType::kOk) {
+        ++r_.writes_unfenced_ok;
         if (w.hold) {
           unfenced[{w.resource, w.lock}].push_back(i);
         } else {

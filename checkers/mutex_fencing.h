@@ -146,6 +146,7 @@ struct MutexFencingResult {
   std::int64_t writes_rejected = 0;      // fail with error "fenced"
   std::int64_t writes_failed = 0;        // other fails
   std::int64_t writes_info = 0;          // includes never completed
+  std::int64_t writes_unfenced_ok = 0;   // accepted unfenced writes
   std::int64_t writes_unattributed = 0;  // accepted unfenced, no hold
   std::int64_t stale_writes = 0;
   std::int64_t stale_rejected = 0;
@@ -171,7 +172,7 @@ MutexFencingResult AnalyzeMutexFencing(const History& history,
 //    "holds":N, "overlaps":{"count":N,"time":T,"examples":[overlap...]},
 //    "tokens":{"duplicates":N,"regressions":N,"examples":[...]},
 //    "writes":{"resources":N,"ok":N,"rejected":N,"failed":N,"info":N,
-//              "unattributed":N,"stale":N,"stale_rejected":N,
+//              "unfenced_ok":N,"unattributed":N,"stale":N,"stale_rejected":N,
 //              "stale_accepted":N},
 //    "stale_accepts":{"count":N,"examples":[...]},
 //    "corruptions":{"count":N,"examples":[...]}, "reason":"..."}

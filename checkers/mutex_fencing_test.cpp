@@ -125,8 +125,8 @@ TEST_CASE("mutex-fencing: sequential holds are safe", "[mutex_fencing]") {
   CHECK(v.checker == "mutex-fencing");
   CHECK(v.validity == Validity::kValid);
   CHECK(v.summary ==
-        "mutual exclusion held (2 holds of 1 lock), 2 writes accepted, none "
-        "stale: safe");
+        "mutual exclusion held (2 holds of 1 lock), 2 fenced writes accepted, "
+        "none stale: safe");
   RequireJson(v);
 }
 
@@ -268,9 +268,10 @@ TEST_CASE("mutex-fencing: unfenced writes of both holders inside the overlap",
   CHECK(r.corruptions == 0);
   Verdict v = MutexFencingVerdict(r);
   CHECK(v.validity == Validity::kValid);
-  CHECK(Contains(v.summary,
-                 "mutual exclusion violated once (p0 and p1 both "
-                 "held \"lock\" from 0.030 s to 0.080 s)"));
+  CHECK(v.summary ==
+        "mutual exclusion violated once (p0 and p1 both held \"lock\" from "
+        "0.030 s to 0.080 s), 2 unfenced writes accepted, none interleaved: "
+        "safe");
 
   // And only p0 wrote inside the overlap: one writer, not corrupted.
   History one =
@@ -323,6 +324,28 @@ TEST_CASE("mutex-fencing: a failed renew ends the hold", "[mutex_fencing]") {
   CHECK(r.holds[0].ended_by == "renew-fail");
   CHECK(r.holds[0].end == 50000000);
   CHECK(r.overlap_count == 0);
+}
+
+TEST_CASE("mutex-fencing: renew keeps the hold, a new acquire ends it",
+          "[mutex_fencing]") {
+  // p0 renews (ok) and keeps the lock; then it acquires again without a
+  // release (its own view: it did not hold it any more).
+  History h = H({Acquire(0, 0, 10, 1),
+                 {Ev(20, 0, kInv, "renew", kLock, Value::Int(1)),
+                  Ev(30, 0, kOk, "renew", kLock, Value::Int(1))},
+                 Acquire(0, 40, 50, 2),
+                 Release(0, 60, 70, 2),
+                 Acquire(1, 65, 80, 3),
+                 Release(1, 90, 100, 3)});
+  MutexFencingResult r = AnalyzeMutexFencing(h, {});
+  REQUIRE(r.holds.size() == 3);
+  CHECK(r.holds[0].ended_by == "acquire");
+  CHECK(r.holds[0].end == 40000000);
+  CHECK(r.holds[0].end_index == 4);
+  CHECK(r.holds[1].ended_by == "release");
+  CHECK(r.holds[2].ended_by == "release");
+  CHECK(r.overlap_count == 0);
+  CHECK(MutexFencingVerdict(r).validity == Validity::kValid);
 }
 
 TEST_CASE("mutex-fencing: nothing tested or malformed is unknown",

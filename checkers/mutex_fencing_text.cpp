@@ -84,22 +84,35 @@ std::string Times(std::int64_t n) {
   return n == 1 ? "once" : n == 2 ? "twice" : std::to_string(n) + " times";
 }
 
-std::string FencingClause(const MutexFencingResult& r) {
+// What happened to the writes: stale fenced writes and their fate, and the
+// number of accepted unfenced writes ("none interleaved" only when
+// `clean`, i.e. no corruption was found).
+std::string FencingClause(const MutexFencingResult& r, bool clean) {
+  std::string out;
+  std::int64_t fenced_ok = r.writes_ok - r.writes_unfenced_ok;
   if (r.stale_writes > 0) {
     if (r.stale_rejected == r.stale_writes) {
-      return r.stale_writes == 1 ? "the stale write was rejected by fencing"
-                                 : "all " + std::to_string(r.stale_writes) +
-                                       " stale writes rejected by fencing";
+      out = r.stale_writes == 1 ? "the stale write was rejected by fencing"
+                                : "all " + std::to_string(r.stale_writes) +
+                                      " stale writes rejected by fencing";
+    } else {
+      out = Plural(r.stale_writes, "stale write", "stale writes") + ": " +
+            std::to_string(r.stale_rejected) + " rejected by fencing, " +
+            std::to_string(r.stale_accepted) +
+            " accepted before the resource saw a newer token";
     }
-    return Plural(r.stale_writes, "stale write", "stale writes") + ": " +
-           std::to_string(r.stale_rejected) + " rejected by fencing, " +
-           std::to_string(r.stale_accepted) +
-           " accepted before the resource saw a newer token";
+  } else if (fenced_ok > 0 || r.writes_rejected > 0) {
+    out = Plural(fenced_ok, "fenced write", "fenced writes") +
+          " accepted, none stale";
   }
-  std::int64_t writes =
-      r.writes_ok + r.writes_rejected + r.writes_failed + r.writes_info;
-  if (writes == 0) return "no resource writes";
-  return Plural(r.writes_ok, "write", "writes") + " accepted, none stale";
+  if (r.writes_unfenced_ok > 0) {
+    if (!out.empty()) out += ", ";
+    out += Plural(r.writes_unfenced_ok, "unfenced write", "unfenced writes") +
+           " accepted";
+    if (clean) out += ", none interleaved";
+  }
+  if (out.empty()) out = "no resource writes accepted";
+  return out;
 }
 
 void AppendOp(std::string& out, const LockOpRef& o) {
@@ -177,6 +190,7 @@ std::string DetailsJson(const MutexFencingResult& r) {
   AppendCount(out, "rejected", r.writes_rejected);
   AppendCount(out, "failed", r.writes_failed);
   AppendCount(out, "info", r.writes_info);
+  AppendCount(out, "unfenced_ok", r.writes_unfenced_ok);
   AppendCount(out, "unattributed", r.writes_unattributed);
   AppendCount(out, "stale", r.stale_writes);
   AppendCount(out, "stale_rejected", r.stale_rejected);
@@ -253,8 +267,8 @@ std::string Explanation(const MutexFencingResult& r) {
   x += "resource writes: " + std::to_string(r.writes_ok) + " accepted, " +
        std::to_string(r.writes_rejected) + " rejected by fencing, " +
        std::to_string(r.writes_failed) + " failed, " +
-       std::to_string(r.writes_info) + " unknown (info); " + FencingClause(r) +
-       "\n";
+       std::to_string(r.writes_info) + " unknown (info); " +
+       FencingClause(r, r.corruptions == 0) + "\n";
   if (r.writes_unattributed > 0) {
     x += Plural(r.writes_unattributed, "accepted unfenced write",
                 "accepted unfenced writes") +
@@ -334,7 +348,7 @@ Verdict MutexFencingVerdict(const MutexFencingResult& r) {
         Plural(static_cast<std::int64_t>(r.holds.size()), "hold", "holds") +
         " of " + Plural(r.locks, "lock", "locks") + ")";
   }
-  v.summary = overlaps + ", " + FencingClause(r) + ": safe";
+  v.summary = overlaps + ", " + FencingClause(r, true) + ": safe";
   return v;
 }
 
