@@ -373,7 +373,8 @@ class Analyzer {
       const Write& w = writes_[i];
       resources[w.resource] = true;
       if (w.fenced) {
-        if (w.ref.token && w.has_lock && w.outcome != EventType::kInfo) {
+        if (w.ref.token && w.has_lock &&
+            (w.outcome == EventType::kOk || w.rejected)) {
           auto g = GrantedBefore(w.lock, w.ref.invoke);
           if (g && *g > *w.ref.token) {
             ++r_.stale_writes;

@@ -29,11 +29,12 @@
 //   process had when it invoked it (the invoke's "lock" field names the
 //   lock; without it, the process's current hold, or the history's only
 //   lock). Corruption (a violation): holder A accepted a write invoked after
-//   a newer holder B (acquired after A, A still holding) had acquired, and
-//   B's hold also has an accepted write to the resource.
-// - Stale writes (reported, not a violation): writes whose token is lower
-//   than a token of their lock granted (acquire ok) before they were
-//   invoked; how many the resource rejected ("fenced") or accepted.
+//   a newer holder B (acquired at or after A, while A still held it) had
+//   acquired, and B's hold also has an accepted write to the resource.
+// - Stale writes (reported, not a violation): fenced writes, accepted or
+//   rejected as "fenced", whose token is lower than a token of their lock
+//   granted (acquire ok) before they were invoked; how many the resource
+//   rejected or accepted (allowed while it had not seen the newer token).
 //
 // Times: when every client event has `time`, times are ns from `time` and
 // a completion and an invocation with equal times are concurrent; otherwise
@@ -131,11 +132,11 @@ struct MutexFencingResult {
   std::int64_t acquires_ok = 0;
   std::int64_t acquires_fail = 0;
   std::int64_t acquires_info = 0;  // includes never completed
-  std::vector<Hold> holds;         // all holds, by lock then start
+  std::vector<Hold> holds;         // all holds, in the order of their acquires
   std::int64_t overlap_count = 0;  // overlapping pairs (different processes)
   std::int64_t overlap_time = 0;   // time with >= 2 holders, summed by lock
   std::optional<HoldOverlap> longest_overlap;
-  std::vector<HoldOverlap> overlaps;  // the first max_examples, by start
+  std::vector<HoldOverlap> overlaps;  // first max_examples, by lock, start
 
   std::int64_t token_duplicates = 0;
   std::int64_t token_regressions = 0;
