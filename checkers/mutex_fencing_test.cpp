@@ -348,6 +348,26 @@ TEST_CASE("mutex-fencing: renew keeps the hold, a new acquire ends it",
   CHECK(MutexFencingVerdict(r).validity == Validity::kValid);
 }
 
+TEST_CASE("mutex-fencing: without \"fenced\", a write with a token is fenced",
+          "[mutex_fencing]") {
+  History h = PausedHolder(true, kOk);
+  for (Event& e : h) e.extra.clear();
+  MutexFencingResult r = AnalyzeMutexFencing(h, {});
+  CHECK(r.stale_accepts == 1);  // judged as fenced: token 1 after token 2
+  CHECK(r.corruptions == 0);
+
+  History untokened = PausedHolder(false, kOk);
+  for (Event& e : untokened) {
+    e.extra.clear();
+    if (e.f == "resource-write") {
+      e.value = Value::MakeList({Value(), e.value.as_list()[1]});
+    }
+  }
+  r = AnalyzeMutexFencing(untokened, {});
+  CHECK(r.stale_accepts == 0);
+  CHECK(r.corruptions == 1);  // judged as unfenced
+}
+
 TEST_CASE("mutex-fencing: nothing tested or malformed is unknown",
           "[mutex_fencing]") {
   History none = H({Acquire(0, 0, 10, std::nullopt, kFail),
