@@ -28,6 +28,15 @@ std::vector<char*> MakeArgv(const std::vector<std::string>& args) {
   return out;
 }
 
+// In the child, after fork: the controller blocks SIGINT/SIGTERM (it waits
+// for them on a thread) and the mask survives exec, so without this a
+// SIGTERM could never stop the system under test cleanly. Async-signal-safe.
+void UnblockAllSignals() {
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+}
+
 // In the child, after fork: enter the namespace, or exit 127 with a message
 // on fd 2. Only async-signal-safe calls.
 void EnterNetnsOrDie(const std::string& netns) {
@@ -86,6 +95,7 @@ CommandResult RunCommand(const std::vector<std::string>& argv,
     return result;
   }
   if (pid == 0) {
+    UnblockAllSignals();
     dup2(in_pipe[0], 0);
     dup2(out_pipe[1], 1);
     dup2(err_pipe[1], 2);
@@ -198,6 +208,7 @@ Result<pid_t> Spawn(const std::vector<std::string>& argv,
   }
   if (pid == 0) {
     close(status_pipe[0]);
+    UnblockAllSignals();
     setpgid(0, 0);
     int devnull = open("/dev/null", O_RDONLY);
     if (devnull >= 0) dup2(devnull, 0);

@@ -121,9 +121,8 @@ std::string Preflight(const harness::TestSpec& spec) {
     }
   }
   if (FindTargetBinary(spec).empty()) {
-    return "the " + spec.target.name +
-           " binary is not installed; run "
-           "scripts/install-deps.sh (Debian package etcd-server)";
+    return "the " + spec.target.name + " binary is not installed; " +
+           InstallHint(spec);
   }
   return "";
 }
