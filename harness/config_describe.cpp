@@ -22,6 +22,11 @@ const KnownNames& Known() {
       .workloads = {{"register",
                      "read / write / compare-and-set on independent keys; "
                      "checked per key for linearizability (cas-register)",
+                     1},
+                    {"lock",
+                     "acquire a named lock (TTL lease), write a protected "
+                     "resource with the fencing token, release; checked "
+                     "for mutual exclusion and fencing (raftkv)",
                      1}},
       .faults = {{"partition",
                   "cut network links between groups of nodes (shape from "
@@ -256,6 +261,14 @@ std::string DescribeSpec(const TestSpec& s) {
        ", write: " + FormatNumber(w.write) + ", cas: " + FormatNumber(w.cas) +
        "}\n";
   o += "  op_timeout_ms: " + std::to_string(w.op_timeout_ms) + "\n";
+  o += "  locks: " + std::to_string(w.locks) + "\n";
+  o += "  ttl_ms: " + std::to_string(w.ttl_ms) + "\n";
+  o += "  hold_ms: " + std::to_string(w.hold_ms) + "\n";
+  o += "  writes_per_hold: " + std::to_string(w.writes_per_hold) + "\n";
+  o += "  stall_probability: " + FormatNumber(w.stall_probability) + "\n";
+  o += "  stall_ms: " + std::to_string(w.stall_ms) + "\n";
+  o += std::string("  fenced: ") + (w.fenced ? "true" : "false") + "\n";
+  o += "  observe_ms: " + std::to_string(w.observe_ms) + "\n";
   o += "nemesis:\n";
   o += "  faults: " + Flow(n.faults, false) + "\n";
   o += "  interval: " + FormatNumber(n.interval_s) + "\n";

@@ -47,6 +47,14 @@ const std::vector<std::pair<std::string, std::string>>& AllKeys() {
       {"workload", "rate"},
       {"workload", "mix"},
       {"workload", "op_timeout_ms"},
+      {"workload", "locks"},
+      {"workload", "ttl_ms"},
+      {"workload", "hold_ms"},
+      {"workload", "writes_per_hold"},
+      {"workload", "stall_probability"},
+      {"workload", "stall_ms"},
+      {"workload", "fenced"},
+      {"workload", "observe_ms"},
       {"workload.mix", "read"},
       {"workload.mix", "write"},
       {"workload.mix", "cas"},
@@ -361,6 +369,22 @@ void Parser::Workload(const Item& it) {
           {"mix", [&](const Item& x) { Mix(x); }},
           {"op_timeout_ms",
            [&](const Item& x) { Millis(x, 1, 600000, &w.op_timeout_ms); }},
+          {"locks", [&](const Item& x) { Int(x, 1, 1000, &w.locks); }},
+          {"ttl_ms", [&](const Item& x) { Millis(x, 1, 600000, &w.ttl_ms); }},
+          {"hold_ms", [&](const Item& x) { Millis(x, 0, 600000, &w.hold_ms); }},
+          {"writes_per_hold",
+           [&](const Item& x) { Int(x, 0, 1000, &w.writes_per_hold); }},
+          {"stall_probability",
+           [&](const Item& x) {
+             Number(x, Range{0, 1, false, ""}, &w.stall_probability);
+           }},
+          {"stall_ms",
+           [&](const Item& x) { Millis(x, 0, 600000, &w.stall_ms); }},
+          {"fenced", [&](const Item& x) { Bool(x, &w.fenced); }},
+          {"observe_ms",
+           [&](const Item& x) {
+             Millis(x, 0, 600000, &w.observe_ms, "0 means no observer");
+           }},
       });
 }
 

@@ -282,6 +282,16 @@ void CheckTarget(const TestSpec& s, const Provenance& prov, Diagnostics* diag) {
 void CheckWorkload(const TestSpec& s, const Provenance& prov,
                    Diagnostics* diag) {
   const WorkloadSpec& w = s.workload;
+  if (w.name == "lock") {
+    if (s.target.name != "raftkv" && !prov.AnyBad({"workload.name"}) &&
+        !prov.AnyBad({"target.name"})) {
+      diag->Add(prov.Blame({"workload.name", "target.name"}),
+                "the lock workload has a client for raftkv only, not " +
+                    s.target.name,
+                "set target.name to raftkv");
+    }
+    return;  // the mix is not used
+  }
   if (prov.AnyBad(
           {"workload.mix.read", "workload.mix.write", "workload.mix.cas"})) {
     return;

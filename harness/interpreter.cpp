@@ -9,6 +9,8 @@
 #include <random>
 #include <thread>
 
+#include "checkers/leader_per_term.h"
+
 namespace faultline::harness {
 namespace {
 
@@ -66,6 +68,7 @@ EventType ToEventType(Outcome o) {
 struct Counters {
   std::atomic<std::int64_t> invocations{0}, ok{0}, fail{0}, info{0};
   std::atomic<std::int64_t> first_invoke_ns{-1};
+  std::atomic<std::int64_t> observations{0};
   std::mutex fault_mu;
   std::string current_fault;  // "" when none
 };
@@ -88,6 +91,13 @@ class Run {
     for (int w = 0; w < spec.workload.concurrency; ++w) {
       workers.emplace_back([this, w] { Worker(w); });
     }
+    std::vector<std::thread> observers;
+    if (spec.workload.observe_ms > 0) {
+      const auto& nodes = c_.cluster->nodes();
+      for (std::size_t i = 0; i < nodes.size(); ++i) {
+        observers.emplace_back([this, i] { Observer(i); });
+      }
+    }
     std::thread nemesis;
     if (c_.nemesis != nullptr && c_.next_fault) {
       nemesis = std::thread([this, &report] { NemesisLoop(report); });
@@ -102,6 +112,7 @@ class Run {
     report.aborted = latch_.Aborted();
     latch_.Stop();
     for (auto& t : workers) t.join();
+    for (auto& t : observers) t.join();
     if (nemesis.joinable()) nemesis.join();
     if (c_.nemesis != nullptr) {
       auto healed = c_.nemesis->HealAll();
@@ -115,6 +126,7 @@ class Run {
     report.final_s =
         std::chrono::duration<double>(Clock::now() - final_started).count();
 
+    report.observations = counters_.observations;
     report.invocations = counters_.invocations;
     report.ok = counters_.ok;
     report.fail = counters_.fail;
@@ -137,14 +149,15 @@ class Run {
     auto client = c_.target->OpenClient(node, c_.workload->name());
     if (!client.ok()) {
       spdlog::warn("cannot open client on {}: {}", node.name, client.error());
-      return nullptr;
+      return c_.workload->WrapClient(nullptr);
     }
-    return std::move(client.value());
+    return c_.workload->WrapClient(std::move(client.value()));
   }
 
   // Records the invocation, performs it, records the completion.
   Outcome InvokeOne(Client* client, std::int64_t process, const Node& node,
-                    const Operation& op) {
+                    const Operation& op,
+                    std::vector<std::pair<std::string, Value>> extra = {}) {
     Event inv;
     inv.process = process;
     inv.type = EventType::kInvoke;
@@ -152,6 +165,7 @@ class Run {
     inv.key = op.key;
     inv.value = op.value;
     inv.node = node.name;
+    inv.extra = std::move(extra);
     Event written = c_.journal->Append(inv);
     std::int64_t expected = -1;
     counters_.first_invoke_ns.compare_exchange_strong(expected, *written.time);
@@ -196,8 +210,9 @@ class Run {
     const Node* node = &NodeFor(w);
     auto client = Open(*node);
     auto next = Clock::now();
+    bool pace = true;  // false right after a skipped operation
     while (!latch_.stopped()) {
-      if (mean_s > 0) {
+      if (mean_s > 0 && pace) {
         // After a slow op (e.g. a timeout) do not burst to catch up: the
         // next delay counts from now.
         next = std::max(next, Clock::now()) +
@@ -206,12 +221,58 @@ class Run {
         if (!latch_.WaitUntil(next)) break;
       }
       Operation op = gen->Next();
-      if (InvokeOne(client.get(), process, *node, op) == Outcome::kInfo) {
+      std::vector<std::pair<std::string, Value>> extra;
+      if (auto* stateful = dynamic_cast<StatefulClient*>(client.get())) {
+        PreparedOp p = stateful->Prepare(op);
+        pace = !p.skip;
+        if (p.skip) continue;  // nothing was invoked: no pacing delay owed
+        if (p.delay.count() > 0 && !latch_.WaitUntil(Clock::now() + p.delay)) {
+          break;
+        }
+        op = std::move(p.op);
+        extra = std::move(p.extra);
+      }
+      if (InvokeOne(client.get(), process, *node, op, std::move(extra)) ==
+          Outcome::kInfo) {
         // The op may still be in flight: this process never invokes again.
         process = next_process_.fetch_add(1);
         client = Open(*node);
       }
       if (client == nullptr) client = Open(*node);
+    }
+  }
+
+  // Leader observer of node `i`: every observe_ms asks the node for its own
+  // view (Target::Inspect) and records it as an `observe` operation of the
+  // process ObserverProcess(i). Unreachable is `fail` (asking has no
+  // effect), so the process id stays the same for the whole run.
+  void Observer(std::size_t i) {
+    const Node& node = c_.cluster->nodes()[i];
+    const auto period = std::chrono::milliseconds(c_.spec->workload.observe_ms);
+    auto next = Clock::now();
+    while (latch_.WaitUntil(next)) {
+      Event inv;
+      inv.process = ObserverProcess(static_cast<int>(i));
+      inv.type = EventType::kInvoke;
+      inv.f = "observe";
+      inv.node = node.name;
+      c_.journal->Append(inv);
+      NodeStatus st = c_.target->Inspect(node);
+      Event comp = inv;
+      if (st.reachable) {
+        comp.type = EventType::kOk;
+        comp.value = Value::MakeObject(
+            {{"role", Value::String(st.role)},
+             {"term", st.term >= 0 ? Value::Int(st.term) : Value::Null()},
+             {"leader",
+              st.leader.empty() ? Value::Null() : Value::String(st.leader)}});
+      } else {
+        comp.type = EventType::kFail;
+        comp.error = "unreachable";
+      }
+      c_.journal->Append(comp);
+      ++counters_.observations;
+      next = std::max(next + period, Clock::now());
     }
   }
 
@@ -330,6 +391,16 @@ class Run {
 };
 
 }  // namespace
+
+std::vector<checkers::Verdict> CheckObservations(
+    const checkers::History& history) {
+  for (const Event& e : history) {
+    if (e.f == "observe" && !e.is_nemesis()) {
+      return {checkers::CheckLeaderPerTerm(history)};
+    }
+  }
+  return {};
+}
 
 std::uint64_t DeriveSeed(std::uint64_t seed, std::uint64_t stream) {
   std::uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (stream + 1);

@@ -4,7 +4,12 @@
 // and completion goes to the Journal as it happens.
 //
 // Threads: one per worker (worker w starts as process w, takes a fresh
-// process id after every `info`, with a fresh client), one nemesis thread.
+// process id after every `info`, with a fresh client), one nemesis thread,
+// and with workload.observe_ms > 0 one leader observer per node (node i is
+// process ObserverProcess(i) for the whole run; docs/history-locks.md).
+// A workload's WrapClient wraps every client opened; a StatefulClient's
+// Prepare runs before each invocation is recorded (skip, delay, extra
+// fields; see harness/workload.h).
 // The interpreter alone sleeps; generators and schedules are pure.
 #pragma once
 
@@ -39,8 +44,15 @@ struct InterpreterConfig {
   std::function<void(const std::string&)> on_status;
 };
 
+// Process ids of the leader observers: far above any worker's ids.
+inline constexpr std::int64_t kObserverProcessBase = 1'000'000'000;
+inline std::int64_t ObserverProcess(int node_index) {
+  return kObserverProcessBase + node_index;
+}
+
 struct InterpreterReport {
   std::chrono::steady_clock::time_point first_invoke{};
+  std::int64_t observations = 0;  // observe operations (not in the counts)
   std::int64_t invocations = 0;
   std::int64_t ok = 0, fail = 0, info = 0;
   int faults_started = 0;
@@ -52,6 +64,11 @@ struct InterpreterReport {
 };
 
 InterpreterReport RunInterpreter(const InterpreterConfig& config);
+
+// The leader-per-term verdict when the history holds `observe` events
+// (from the observer, any workload); empty otherwise. Pure.
+std::vector<checkers::Verdict> CheckObservations(
+    const checkers::History& history);
 
 // Deterministic per-worker seed derived from the test seed (splitmix64).
 std::uint64_t DeriveSeed(std::uint64_t seed, std::uint64_t stream);

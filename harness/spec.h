@@ -76,7 +76,7 @@ struct TargetSpec {
 };
 
 struct WorkloadSpec {
-  std::string name = "register";  // [name] "register"
+  std::string name = "register";  // [name] "register" | "lock"
   int keys = 8;          // [keys] registers, spread over client threads
   int concurrency = 10;  // [concurrency] worker threads, 1..1000
   double rate = 200;     // [rate] invocations per second, all workers;
@@ -88,6 +88,23 @@ struct WorkloadSpec {
   double cas = 20;
   int op_timeout_ms = 2000;  // [op_timeout_ms] client-side timeout; a
                              // timeout is `info`
+  // The lock workload (workloads/lock.h); ignored by other workloads.
+  int locks = 1;                 // [locks] lock names, 1..1000
+  int ttl_ms = 1000;             // [ttl_ms] lock lease TTL, 1..600000
+  int hold_ms = 100;             // [hold_ms] time a holder spends between its
+                                 // acquire and its release, 0..600000
+  int writes_per_hold = 3;       // [writes_per_hold] resource writes per hold,
+                                 // 0..1000
+  double stall_probability = 0;  // [stall_probability] chance per hold of
+                                 // one stall before a write, 0..1
+  int stall_ms = 0;              // [stall_ms] that stall, 0..600000; longer
+                                 // than ttl_ms = the paused holder ("GC pause")
+  bool fenced = true;            // [fenced] the protected resource rejects
+                                 // writes with a token lower than it has seen
+  // [observe_ms] Leader observer, any workload: every observe_ms each node
+  // is asked for its role/term/leader (`observe` events, checked by
+  // leader-per-term). 0 = off; else 1..600000.
+  int observe_ms = 0;
   bool operator==(const WorkloadSpec&) const = default;
 };
 

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "checkers/history.h"
@@ -34,6 +35,28 @@ struct CheckOptions {
   std::size_t memory_limit_bytes = 0;  // 0: kDefaultCheckMemoryBytes
 };
 
+// What the interpreter does with one generated operation, as decided by a
+// StatefulClient (below) from its own state, before anything is recorded.
+struct PreparedOp {
+  bool skip = false;  // nothing to do now: neither recorded nor invoked
+  Operation op;       // what is recorded and then passed to Invoke
+  // Extra fields of the invoke event (and its completion), e.g. "fenced".
+  std::vector<std::pair<std::string, checkers::Value>> extra;
+  // The interpreter waits this long (interruptibly) before recording the
+  // invocation: hold time, or a stall such as a paused lock holder.
+  std::chrono::milliseconds delay{0};
+};
+
+// A client that keeps per-process state (e.g. the fencing token of the lock
+// it holds) and completes each generated operation from it before the
+// interpreter records the invocation. The interpreter calls Prepare, then
+// (unless skipped) records prepared.op and calls Invoke(prepared.op).
+// Thread-safety: like Client, one per worker thread.
+class StatefulClient : public Client {
+ public:
+  virtual PreparedOp Prepare(const Operation& generated) noexcept = 0;
+};
+
 class Workload {
  public:
   virtual ~Workload() = default;
@@ -43,6 +66,13 @@ class Workload {
   // Operations to run after the final heal and recovery (e.g. a read of
   // every key), retried by the interpreter until ok or out of time.
   virtual std::vector<Operation> FinalOps() = 0;
+  // Wraps the client the target opened for a fresh process (`inner` may be
+  // null when the target could not open one). The default is no wrapper.
+  // A workload whose operations need per-process state or a controller-side
+  // resource returns a StatefulClient here. Called from worker threads.
+  virtual std::unique_ptr<Client> WrapClient(std::unique_ptr<Client> inner) {
+    return inner;
+  }
   // Runs the workload's checkers on a history. Pure.
   virtual std::vector<checkers::Verdict> Check(const checkers::History& h,
                                                const CheckOptions& o) = 0;

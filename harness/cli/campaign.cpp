@@ -308,7 +308,11 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
     co.threads = spec.checker.threads;
     co.memory_limit_bytes =
         static_cast<std::size_t>(spec.checker.memory_limit_mb) * 1024 * 1024;
-    summary.verdicts = (*workload)->Check(journal->Snapshot(), co);
+    const checkers::History history = journal->Snapshot();
+    summary.verdicts = (*workload)->Check(history, co);
+    for (auto& v : harness::CheckObservations(history)) {
+      summary.verdicts.push_back(std::move(v));
+    }
     summary.phases.push_back({"check", Seconds(t_check, Clock::now())});
   } else {
     checkers::Verdict v;

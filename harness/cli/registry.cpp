@@ -9,6 +9,7 @@
 #include "nemesis/netns_nemesis.h"
 #include "targets/etcd/etcd_target.h"
 #include "targets/raftkv/raftkv_target.h"
+#include "workloads/lock.h"
 #include "workloads/register.h"
 
 namespace faultline::cli {
@@ -34,6 +35,9 @@ harness::Result<std::unique_ptr<harness::Workload>> MakeWorkload(
     const harness::TestSpec& spec) {
   if (spec.workload.name == "register") {
     return workloads::MakeRegisterWorkload(spec.workload);
+  }
+  if (spec.workload.name == "lock") {
+    return workloads::MakeLockWorkload(spec.workload);
   }
   return harness::Fail("unknown workload " + spec.workload.name);
 }

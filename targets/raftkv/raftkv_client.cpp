@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <exception>
+#include <random>
 #include <utility>
 #include <vector>
 
@@ -69,7 +70,13 @@ Completion Unanswered(const CallResult& r, const Value& arg) {
 
 RaftkvClient::RaftkvClient(RaftkvClientOptions options)
     : options_(std::move(options)),
-      own_(std::make_unique<RespConn>(options_.host, options_.port)) {}
+      own_(std::make_unique<RespConn>(options_.host, options_.port)) {
+  std::random_device rd;
+  std::uint64_t id = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+  char buf[24];
+  snprintf(buf, sizeof buf, "c%016llx", static_cast<unsigned long long>(id));
+  owner_ = buf;
+}
 
 RaftkvClient::~RaftkvClient() = default;
 
@@ -89,6 +96,9 @@ std::string RaftkvClient::KeyFor(const Value& key) {
 Completion RaftkvClient::Invoke(const Operation& op) noexcept {
   try {
     if (op.f == "read") return Read(op);
+    if (op.f == "acquire" || op.f == "renew" || op.f == "release") {
+      return LockOp(op);
+    }
     const std::string key = KeyFor(op.key);
     if (key.empty()) {
       return Done(Outcome::kFail, op.value,
@@ -96,7 +106,7 @@ Completion RaftkvClient::Invoke(const Operation& op) noexcept {
     }
     if (op.f == "write") {
       return Update(op, {"SET", key, etcd::EncodeRegisterValue(op.value)},
-                    false);
+                    Expect::kOk);
     }
     if (op.f == "cas") {
       if (!op.value.is_list() || op.value.as_list().size() != 2) {
@@ -111,7 +121,7 @@ Completion RaftkvClient::Invoke(const Operation& op) noexcept {
       return Update(op,
                     {"CAS", key, etcd::EncodeRegisterValue(expected),
                      etcd::EncodeRegisterValue(op.value.as_list()[1])},
-                    true);
+                    Expect::kCasInt);
     }
     return Done(Outcome::kFail, op.value, "unsupported-op " + op.f);
   } catch (const std::exception& e) {
@@ -157,8 +167,49 @@ Completion RaftkvClient::Read(const Operation& op) {
   }
 }
 
+Completion RaftkvClient::LockOp(const Operation& op) {
+  std::string name;
+  if (op.key.is_string()) {
+    name = op.key.as_string();
+  } else if (op.key.is_int()) {
+    name = std::to_string(op.key.as_int());
+  }
+  if (name.empty() || name.find_first_of(" \r\n") != std::string::npos) {
+    return Done(Outcome::kFail, op.value,
+                "unsupported lock name " + op.key.ToJson());
+  }
+  if (op.f == "acquire") {
+    long ttl = options_.lock_ttl_ms;
+    if (op.value.is_int()) ttl = static_cast<long>(op.value.as_int());
+    if (ttl <= 0) return Done(Outcome::kFail, op.value, "ttl must be > 0");
+    lock_ttls_[name] = ttl;
+    return Update(op, {"LOCK", name, owner_, std::to_string(ttl)},
+                  Expect::kToken);
+  }
+  if (!op.value.is_int()) {
+    return Done(Outcome::kFail, op.value, op.f + " needs the token");
+  }
+  const std::string token = std::to_string(op.value.as_int());
+  Completion c;
+  if (op.f == "renew") {
+    auto ttl = lock_ttls_.find(name);
+    c = Update(op,
+               {"RENEW", name, owner_, token,
+                std::to_string(ttl == lock_ttls_.end() ? options_.lock_ttl_ms
+                                                       : ttl->second)},
+               Expect::kOk);
+  } else {
+    c = Update(op, {"UNLOCK", name, owner_, token}, Expect::kOk);
+  }
+  if (c.type == Outcome::kFail && ErrorCode(c.error) == "NOTOWNER") {
+    c.error = "not-held: " + c.error;
+  }
+  return c;
+}
+
 Completion RaftkvClient::Update(const Operation& op,
-                                std::vector<std::string> command, bool is_cas) {
+                                std::vector<std::string> command,
+                                Expect expect) {
   const auto deadline =
       Clock::now() + std::chrono::milliseconds(options_.op_timeout_ms);
   RespConn* conn = own_.get();
@@ -187,9 +238,13 @@ Completion RaftkvClient::Update(const Operation& op,
       if (code == "TIMEOUT") return Done(Outcome::kInfo, op.value, "timeout");
       return Done(Outcome::kInfo, op.value, Shorten(v.str));
     }
-    if (!is_cas) {
+    if (expect == Expect::kOk) {
       if (v.kind == resp::Value::Kind::kSimple && v.str == "OK") {
         return Done(Outcome::kOk, op.value);
+      }
+    } else if (expect == Expect::kToken) {
+      if (v.kind == resp::Value::Kind::kInteger) {
+        return Done(Outcome::kOk, Value::Int(v.integer));
       }
     } else if (v.kind == resp::Value::Kind::kInteger) {
       if (v.integer == 1) return Done(Outcome::kOk, op.value);

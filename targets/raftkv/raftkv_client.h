@@ -13,6 +13,17 @@
 //          -NOTLEADER (after the redirect), -NOLEADER, -LOCKED, -ERR.
 //          Maybe an effect -> info: timeout, connection lost after sending,
 //          -TIMEOUT, -SHUTDOWN, any other or unexpected reply.
+// Lock operations (the lock workload's vocabulary, workloads/lock.h), with
+// the same redirect and fail/info rules as writes:
+//   acquire  LOCK <key> <owner> <ttl>; value = ttl_ms (int, or null for
+//            lock_ttl_ms). `:token` -> ok with the token; -LOCKED -> fail.
+//   renew    RENEW <key> <owner> <token> <ttl>; value = token. +OK -> ok;
+//            -NOTOWNER -> fail "not-held" (the lease is gone).
+//   release  UNLOCK <key> <owner> <token>; value = token. +OK -> ok;
+//            -NOTOWNER -> fail "not-held".
+// The key is the lock's name (a string or integer, used as is). The owner
+// is random per client object, so a fresh process is a fresh owner; renew
+// uses the TTL of this client's last acquire of that lock.
 // A cas whose expected value is null is fail (raftkv's CAS never matches an
 // absent key; nothing is sent). An unknown `f` or key shape is fail.
 // Every operation is bounded by op_timeout_ms in total (redirect included).
@@ -20,8 +31,10 @@
 // Thread-safety: one client per worker thread; Invoke is not reentrant.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "harness/client.h"
 
@@ -33,6 +46,7 @@ struct RaftkvClientOptions {
   std::string host;  // the node's client address
   int port = 6379;
   long op_timeout_ms = 2000;
+  long lock_ttl_ms = 1000;  // acquire's TTL when the op gives none
 };
 
 class RaftkvClient : public harness::Client {
@@ -48,10 +62,15 @@ class RaftkvClient : public harness::Client {
 
  private:
   harness::Completion Read(const harness::Operation& op);
+  // What a successful reply to an update looks like.
+  enum class Expect { kOk, kCasInt, kToken };
   harness::Completion Update(const harness::Operation& op,
-                             std::vector<std::string> command, bool is_cas);
+                             std::vector<std::string> command, Expect expect);
+  harness::Completion LockOp(const harness::Operation& op);
 
   RaftkvClientOptions options_;
+  std::string owner_;                      // random, per client object
+  std::map<std::string, long> lock_ttls_;  // TTL of the last acquire per lock
   std::unique_ptr<RespConn> own_;
   std::unique_ptr<RespConn> leader_;  // last redirect target, may be null
 };

@@ -427,9 +427,9 @@ harness::Status RaftkvTarget::Teardown(const std::string& log_dir) {
 
 Result<std::unique_ptr<harness::Client>> RaftkvTarget::OpenClient(
     const Node& node, const std::string& workload) {
-  if (workload != "register") {
+  if (workload != "register" && workload != "lock") {
     return Fail("raftkv: no client for workload '" + workload +
-                "' (supported: register)");
+                "' (supported: register, lock)");
   }
   const std::string ip = IpOf(node);
   if (ip.empty()) return Fail("raftkv: unknown node " + node.name);
@@ -437,6 +437,7 @@ Result<std::unique_ptr<harness::Client>> RaftkvTarget::OpenClient(
   options.host = ip;
   options.port = kClientPort;
   options.op_timeout_ms = workload_.op_timeout_ms;
+  options.lock_ttl_ms = workload_.ttl_ms;
   return std::unique_ptr<harness::Client>(
       std::make_unique<RaftkvClient>(std::move(options)));
 }

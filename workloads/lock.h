@@ -1,0 +1,74 @@
+// The lock workload (docs/history-locks.md): each worker repeatedly acquires
+// one of `locks` named locks with a TTL lease, makes `writes_per_hold`
+// writes to that lock's protected resource carrying its fencing token, and
+// releases. Before one of the writes of a hold it may stall (probability
+// stall_probability, stall_ms long): a stall longer than ttl_ms is the
+// paused holder of the seeds, whose lease expires while it sleeps.
+//
+// The protected resource lives in the controller (ProtectedResource, one per
+// lock, named "<lock>-resource"): fenced, it rejects a write whose token is
+// lower than the highest it has accepted (`fail`, error "fenced"); unfenced,
+// it accepts everything. Every write is in the history as `resource-write`
+// with value [token, value] (token null when unfenced) and extra fields
+// "fenced" and "lock".
+//
+// Split of duties: the generator is pure and seeded; it emits acquire, the
+// writes (each with its delay) and release. The client wrapper
+// (Workload::WrapClient) keeps the per-process state: the lock held and its
+// token. It skips writes and the release of a hold it does not have (the
+// acquire failed), fills in the token, serves resource writes itself and
+// passes acquire/release to the target's client with this vocabulary:
+//   acquire  key = lock name, value = ttl_ms (int)  -> ok value = token (int)
+//                                                      or null
+//   renew    key = lock name, value = token         -> ok / fail (lost)
+//   release  key = lock name, value = token         -> ok / fail (not held)
+// Checked by mutex-fencing (checkers/mutex_fencing.h) and stats.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "harness/spec.h"
+#include "harness/workload.h"
+
+namespace faultline::workloads {
+
+// A register guarded by fencing tokens. Thread-safe.
+class ProtectedResource {
+ public:
+  explicit ProtectedResource(bool fenced) : fenced_(fenced) {}
+
+  struct WriteResult {
+    bool accepted = false;
+    std::optional<std::int64_t> highest;  // highest token accepted before
+  };
+  // Fenced: accepts iff `token` is present and >= every token accepted so
+  // far. Unfenced: accepts everything. An accepted write replaces the value.
+  WriteResult Write(std::optional<std::int64_t> token, std::int64_t value);
+
+  bool fenced() const { return fenced_; }
+  std::optional<std::int64_t> value() const;
+  std::optional<std::int64_t> highest() const;
+  std::int64_t accepted() const;
+  std::int64_t rejected() const;
+
+ private:
+  const bool fenced_;
+  mutable std::mutex mu_;
+  std::optional<std::int64_t> value_;
+  std::optional<std::int64_t> highest_;
+  std::int64_t accepted_ = 0;
+  std::int64_t rejected_ = 0;
+};
+
+// Lock names are "lock0".."lock<locks-1>"; resources "<lock>-resource".
+std::string LockName(int i);
+std::string ResourceName(const std::string& lock);
+
+std::unique_ptr<harness::Workload> MakeLockWorkload(
+    const harness::WorkloadSpec& spec);
+
+}  // namespace faultline::workloads
