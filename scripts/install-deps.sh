@@ -10,7 +10,7 @@ packages=(
   libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
   libcurl4-openssl-dev catch2
   # runtime: namespaces, firewall, process tools
-  iproute2 iptables procps psmisc
+  iproute2 iptables procps psmisc libnetfilter-queue-dev
   # end-to-end tests read JSON with python3
   python3 python3-jsonschema chromium
   # targets
