@@ -39,7 +39,12 @@ const KnownNames& Known() {
                  {"kill",
                   "SIGKILL the target process on nodes chosen by "
                   "nemesis.targets; heals by restarting it",
-                  1}},
+                  1},
+                 {"delay",
+                  "hold every packet that nodes chosen by nemesis.targets "
+                  "receive from the other nodes for nemesis.delay_ms "
+                  "(NFQUEUE + faultline-netdelay); heals by releasing them",
+                  2}},
       .partition_shapes =
           {{"one", "isolate one random node from all others", 2},
            {"leader", "isolate the current leader from all others", 2},
@@ -57,6 +62,7 @@ const KnownNames& Known() {
       .node_selectors =
           {{"one", "one random node", 1},
            {"leader", "the current leader", 1},
+           {"follower", "one random node that is not the current leader", 2},
            {"minority", "a random minority (fewer than half, at least one)", 3},
            {"majority", "a random majority that is not every node", 3},
            {"all", "every node", 1}},
@@ -275,6 +281,7 @@ std::string DescribeSpec(const TestSpec& s) {
   o += "  duration: " + FormatNumber(n.duration_s) + "\n";
   o += "  partitions: " + Flow(n.partitions, false) + "\n";
   o += "  targets: " + Flow(n.targets, false) + "\n";
+  o += "  delay_ms: " + std::to_string(n.delay_ms) + "\n";
   o += "checker:\n";
   o += "  timeout: " + FormatNumber(s.checker.timeout_s) + "\n";
   o += "  memory_limit_mb: " + std::to_string(s.checker.memory_limit_mb) + "\n";

@@ -63,6 +63,7 @@ const std::vector<std::pair<std::string, std::string>>& AllKeys() {
       {"nemesis", "duration"},
       {"nemesis", "partitions"},
       {"nemesis", "targets"},
+      {"nemesis", "delay_ms"},
       {"checker", "timeout"},
       {"checker", "memory_limit_mb"},
       {"checker", "threads"},
@@ -415,6 +416,8 @@ void Parser::Nemesis(const Item& it) {
                  EnumList(x, Known().node_selectors, "node selector",
                           &n.targets);
                }},
+              {"delay_ms",
+               [&](const Item& x) { Millis(x, 1, 10000, &n.delay_ms); }},
           });
 }
 

@@ -155,14 +155,15 @@ void CheckNemesis(const TestSpec& s, const Provenance& prov,
     }
   }
 
-  const bool hits_nodes = Has(n.faults, "pause") || Has(n.faults, "kill");
+  const bool hits_nodes =
+      Has(n.faults, "pause") || Has(n.faults, "kill") || Has(n.faults, "delay");
   if (hits_nodes && !prov.AnyBad({"nemesis.targets"})) {
     if (n.targets.empty()) {
       diag->Add(prov.Blame({"nemesis.targets", "nemesis.faults"}),
-                "nemesis.targets is empty, but nemesis.faults has pause or "
-                "kill",
+                "nemesis.targets is empty, but nemesis.faults has pause, "
+                "kill or delay",
                 "list at least one node selector, e.g. `targets: [one]`, or "
-                "remove pause and kill from nemesis.faults");
+                "remove pause, kill and delay from nemesis.faults");
     } else {
       CheckFit(n.targets, Known().node_selectors, "node selector",
                "nemesis.targets", nodes, &MinNodesForSelector, prov, diag);

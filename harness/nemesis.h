@@ -17,9 +17,11 @@ namespace faultline::harness {
 
 // One step of the fault schedule, drawn by the seeded schedule generator.
 struct FaultStep {
-  std::string kind;        // "partition", "pause", "kill"
-  std::string selector;    // partition shape, or node selector for pause/kill
+  std::string kind;        // "partition", "pause", "kill", "delay"
+  std::string selector;    // partition shape, or node selector otherwise
   std::uint64_t seed = 0;  // for random choices inside the step
+  int delay_ms = 500;      // "delay": how long packets to the chosen nodes
+                           // from the other nodes are held
 };
 
 class Nemesis {

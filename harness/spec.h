@@ -109,7 +109,8 @@ struct WorkloadSpec {
 };
 
 struct NemesisSpec {
-  // [faults] Fault kinds: "partition", "pause", "kill". Empty: no faults.
+  // [faults] Fault kinds: "partition", "pause", "kill", "delay". Empty: no
+  // faults.
   // No duplicates.
   std::vector<std::string> faults = {"partition", "pause", "kill"};
   double interval_s = 10;  // [interval] quiet time before each fault, >= 0;
@@ -121,9 +122,13 @@ struct NemesisSpec {
   // shape fits cluster.nodes (see MinNodes in harness/config.h).
   std::vector<std::string> partitions = {"one", "leader", "halves",
                                          "majorities-ring", "bridge"};
-  // [targets] Which nodes pause/kill hit: "one", "leader", "minority",
-  // "majority", "all". Non-empty when faults has "pause" or "kill".
+  // [targets] Which nodes pause/kill/delay hit: "one", "leader", "follower",
+  // "minority", "majority", "all". Non-empty when faults has "pause", "kill"
+  // or "delay".
   std::vector<std::string> targets = {"one", "leader", "minority"};
+  // [delay_ms] "delay": how long packets from the other nodes to a chosen
+  // node are held, 1..10000.
+  int delay_ms = 500;
   bool operator==(const NemesisSpec&) const = default;
 };
 

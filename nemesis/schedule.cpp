@@ -24,6 +24,7 @@ std::optional<harness::FaultStep> FaultSchedule::Next() {
   step.selector = step.kind == "partition" ? pick(spec_.partitions, "halves")
                                            : pick(spec_.targets, "one");
   step.seed = rng();
+  step.delay_ms = spec_.delay_ms;
   return step;
 }
 
