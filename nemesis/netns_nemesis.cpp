@@ -1,10 +1,18 @@
 #include "nemesis/netns_nemesis.h"
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <random>
+#include <sstream>
+#include <thread>
 
 #include "harness/netns.h"
 #include "harness/process.h"
+#include "nemesis/delay.h"
 #include "nemesis/partition.h"
 
 namespace faultline::nemesis {
@@ -44,6 +52,37 @@ Status FlushInput(const harness::Node& node) {
   return harness::Ok();
 }
 
+// The NFQUEUE number the delay rules use in every node namespace (queues
+// are per namespace, so one number serves all nodes).
+constexpr int kDelayQueue = 7701;
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+// The last line of a daemon's log, for error messages.
+std::string LastLine(const std::string& path) {
+  std::string text = ReadFile(path);
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  auto nl = text.rfind('\n');
+  return nl == std::string::npos ? text : text.substr(nl + 1);
+}
+
+std::string FindNetdelay(const std::string& configured) {
+  if (!configured.empty())
+    return access(configured.c_str(), X_OK) == 0 ? configured : "";
+  std::error_code ec;
+  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    auto beside = self.parent_path() / "faultline-netdelay";
+    if (access(beside.c_str(), X_OK) == 0) return beside.string();
+  }
+  return harness::FindSystemTool("faultline-netdelay");
+}
+
 }  // namespace
 
 NetnsNemesis::NetnsNemesis(harness::Cluster& cluster, harness::Target& target,
@@ -71,6 +110,7 @@ Result<Value> NetnsNemesis::Start(const harness::FaultStep& step) {
   if (step.kind == "partition") return StartPartition(step);
   if (step.kind == "pause" || step.kind == "kill")
     return StartProcessFault(step);
+  if (step.kind == "delay") return StartDelay(step);
   return Fail("nemesis: unknown fault kind '" + step.kind + "'");
 }
 
@@ -146,6 +186,12 @@ Result<std::vector<int>> NetnsNemesis::SelectNodes(const std::string& selector,
   int count = 0;
   if (selector == "one") {
     count = 1;
+  } else if (selector == "follower") {
+    auto leader = FindLeader();
+    *leader_known = leader.has_value();
+    for (int i : order)
+      if (!leader || i != *leader) return std::vector<int>{i};
+    return Fail("nemesis: no node other than the leader");
   } else if (selector == "leader") {
     auto leader = FindLeader();
     *leader_known = leader.has_value();
@@ -170,7 +216,7 @@ Result<Value> NetnsNemesis::StartProcessFault(const harness::FaultStep& step) {
   bool leader_known = true;
   auto chosen = SelectNodes(step.selector, step.seed, &leader_known);
   if (!chosen.ok()) return Fail(chosen.error());
-  active_ = Active{step.kind, {}, {}};
+  active_ = Active{step.kind, {}, {}, {}, {}};
   for (int i : *chosen) {
     const harness::Node& node = nodes[static_cast<std::size_t>(i)];
     Status s = step.kind == "pause" ? target_.Pause(node) : target_.Kill(node);
@@ -188,6 +234,132 @@ Result<Value> NetnsNemesis::StartProcessFault(const harness::FaultStep& step) {
   return Value::MakeObject(std::move(out));
 }
 
+Result<Value> NetnsNemesis::StartDelay(const harness::FaultStep& step) {
+  const auto& nodes = cluster_.nodes();
+  if (step.delay_ms < kMinDelayMs || step.delay_ms > kMaxDelayMs)
+    return Fail("nemesis: delay_ms " + std::to_string(step.delay_ms) +
+                " is outside " + std::to_string(kMinDelayMs) + ".." +
+                std::to_string(kMaxDelayMs));
+  for (const auto& node : nodes)
+    if (node.netns.empty())
+      return Fail("nemesis: node " + node.name + " has no network namespace");
+  const std::string binary = FindNetdelay(netdelay_binary_);
+  if (binary.empty())
+    return Fail(
+        "nemesis: faultline-netdelay not found (it is built next to "
+        "faultline; needs libnetfilter-queue-dev)");
+  if (harness::FindSystemTool("iptables-restore").empty())
+    return Fail("nemesis: iptables-restore not found");
+  bool leader_known = true;
+  auto chosen = SelectNodes(step.selector, step.seed, &leader_known);
+  if (!chosen.ok()) return Fail(chosen.error());
+  active_ = Active{"delay", {}, {}, {}, {}};
+  for (int who : *chosen) {
+    Status s = StartDelayOn(who, step, binary);
+    if (!s.ok()) {
+      (void)StopLocked();
+      return Fail("nemesis: delay " +
+                  nodes[static_cast<std::size_t>(who)].name + ": " + s.error());
+    }
+  }
+  Value::Object out = {{"kind", Value::String("delay")},
+                       {"selector", Value::String(step.selector)},
+                       {"nodes", Names(nodes, *chosen)},
+                       {"delay_ms", Value::Int(step.delay_ms)}};
+  if (step.selector == "leader" || step.selector == "follower")
+    out.emplace_back("leader_known", Value::Bool(leader_known));
+  return Value::MakeObject(std::move(out));
+}
+
+// Spawns the daemon in node `who`'s namespace, waits until it has bound the
+// queue, then queues to it everything from the other nodes. Adds to
+// active_ as it goes, so StopLocked undoes a half-done start.
+Status NetnsNemesis::StartDelayOn(int who, const harness::FaultStep& step,
+                                  const std::string& binary) {
+  const auto& nodes = cluster_.nodes();
+  const harness::Node& node = nodes[static_cast<std::size_t>(who)];
+  harness::SpawnOptions so;
+  so.netns = node.netns;
+  so.log_path = (std::filesystem::path(ledger_.path()).parent_path() /
+                 ("netdelay-" + node.name + ".log"))
+                    .string();
+  auto pid = harness::Spawn(
+      {binary, "--queue", std::to_string(kDelayQueue), "--delay-ms",
+       std::to_string(step.delay_ms), "--seed", std::to_string(step.seed)},
+      so);
+  if (!pid.ok()) return Fail("starting faultline-netdelay: " + pid.error());
+  harness::LedgerEntry proc;
+  proc.kind = "process";
+  proc.node = node.name;
+  proc.pid = *pid;
+  proc.start_time = harness::ProcessStartTime(*pid).value_or(0);
+  long proc_seq = ledger_.Record(proc);
+  active_->nodes.push_back(who);
+  active_->seqs.push_back(-1);
+  active_->pids.push_back(*pid);
+  active_->proc_seqs.push_back(proc_seq);
+  if (proc_seq < 0)
+    return Fail("cannot write the fault ledger " + ledger_.path());
+
+  // Bound when the daemon's namespace lists the queue.
+  const std::string proc_queues =
+      "/proc/" + std::to_string(*pid) + "/net/netfilter/nfnetlink_queue";
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  for (;;) {
+    if (!harness::ProcessAlive(*pid))
+      return Fail("faultline-netdelay exited: " + LastLine(so.log_path));
+    if (QueueBound(ReadFile(proc_queues), kDelayQueue)) break;
+    if (std::chrono::steady_clock::now() > deadline)
+      return Fail("faultline-netdelay did not bind NFQUEUE " +
+                  std::to_string(kDelayQueue) + " within 5 s");
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+
+  std::vector<std::string> sources;
+  for (const auto& peer : nodes)
+    if (peer.index != node.index && peer.ip != cluster_.controller_ip())
+      sources.push_back(peer.ip);
+  harness::LedgerEntry rules;
+  rules.kind = "iptables";
+  rules.netns = node.netns;
+  rules.node = node.name;
+  long seq = ledger_.Record(rules);
+  if (seq < 0) return Fail("cannot write the fault ledger " + ledger_.path());
+  active_->seqs.back() = seq;
+  harness::CommandOptions o;
+  o.netns = node.netns;
+  o.stdin_data = DelayRules(sources, kDelayQueue);
+  o.timeout = std::chrono::milliseconds(15000);
+  auto r = harness::RunCommand(
+      {harness::FindSystemTool("iptables-restore"), "-w", "--noflush"}, o);
+  if (!r.ok())
+    return Fail("iptables-restore in " + node.netns + ": " + Describe(r));
+  return harness::Ok();
+}
+
+// Undoes the delay on active_ entry k: rules first (new packets then pass
+// undelayed), then SIGTERM to the daemon, which accepts what it holds.
+Status NetnsNemesis::StopDelayOn(std::size_t k) {
+  Active& a = *active_;
+  const harness::Node& node =
+      cluster_.nodes()[static_cast<std::size_t>(a.nodes[k])];
+  if (a.seqs[k] >= 0) {
+    Status s = FlushInput(node);
+    if (!s.ok()) return s;
+    ledger_.MarkHealed(a.seqs[k]);
+    a.seqs[k] = -1;
+  }
+  if (a.pids[k] > 0) {
+    if (!harness::TerminateProcess(a.pids[k], SIGTERM,
+                                   std::chrono::milliseconds(3000)))
+      return Fail("faultline-netdelay pid " + std::to_string(a.pids[k]) +
+                  " in " + node.netns + " did not exit");
+    if (a.proc_seqs[k] >= 0) ledger_.MarkHealed(a.proc_seqs[k]);
+    a.pids[k] = 0;
+  }
+  return harness::Ok();
+}
+
 Result<Value> NetnsNemesis::Stop() {
   std::lock_guard<std::mutex> lock(mu_);
   return StopLocked();
@@ -198,7 +370,8 @@ Result<Value> NetnsNemesis::StopLocked() {
   const auto& nodes = cluster_.nodes();
   Active& a = *active_;
   std::vector<int> done, left;
-  std::vector<long> left_seqs;
+  std::vector<long> left_seqs, left_proc_seqs;
+  std::vector<pid_t> left_pids;
   std::string errors;
   for (std::size_t k = 0; k < a.nodes.size(); ++k) {
     const harness::Node& node = nodes[static_cast<std::size_t>(a.nodes[k])];
@@ -206,6 +379,8 @@ Result<Value> NetnsNemesis::StopLocked() {
     if (a.kind == "partition") {
       s = FlushInput(node);
       if (s.ok()) ledger_.MarkHealed(a.seqs[k]);
+    } else if (a.kind == "delay") {
+      s = StopDelayOn(k);
     } else if (a.kind == "pause") {
       s = target_.Resume(node);
     } else {
@@ -215,7 +390,12 @@ Result<Value> NetnsNemesis::StopLocked() {
       done.push_back(a.nodes[k]);
     } else {
       left.push_back(a.nodes[k]);
-      if (a.kind == "partition") left_seqs.push_back(a.seqs[k]);
+      if (a.kind == "partition" || a.kind == "delay")
+        left_seqs.push_back(a.seqs[k]);
+      if (a.kind == "delay") {
+        left_pids.push_back(a.pids[k]);
+        left_proc_seqs.push_back(a.proc_seqs[k]);
+      }
       errors += (errors.empty() ? "" : "; ") + s.error();
     }
   }
@@ -223,13 +403,15 @@ Result<Value> NetnsNemesis::StopLocked() {
   if (!errors.empty()) {
     a.nodes = left;
     a.seqs = left_seqs;
+    a.pids = left_pids;
+    a.proc_seqs = left_proc_seqs;
     return Fail("nemesis: healing " + kind + ": " + errors);
   }
   active_.reset();
   std::sort(done.begin(), done.end());
-  const char* verb = kind == "partition" ? "healed"
-                     : kind == "pause"   ? "resumed"
-                                         : "restarted";
+  const char* verb = kind == "partition" || kind == "delay" ? "healed"
+                     : kind == "pause"                      ? "resumed"
+                                                            : "restarted";
   return Value::MakeObject(
       {{"kind", Value::String(kind)}, {verb, Names(nodes, done)}});
 }

@@ -1,19 +1,25 @@
 // NetnsNemesis: partitions (iptables INPUT rules inside the nodes'
-// namespaces), pause (Target::Pause/Resume) and kill (Target::Kill/Start)
-// for a cluster from the netns provider. See docs/faults.md.
+// namespaces), pause (Target::Pause/Resume), kill (Target::Kill/Start) and
+// delay (an NFQUEUE rule per other node plus a faultline-netdelay daemon in
+// each chosen node's namespace) for a cluster from the netns provider. See
+// docs/faults.md.
 //
 // One fault is active at a time: Start fails while one is active; Stop heals
 // it (and returns {"kind":"none"} when nothing is active). A Start that
 // fails half-way undoes what it applied before returning the error.
 // Every iptables change is recorded in the Ledger before it is applied and
 // marked healed after it is undone; pause/kill ledger entries are the
-// Target's (it knows the pids).
+// Target's (it knows the pids). A delay records its daemon (process entry,
+// right after the spawn and before any packet is queued to it) and its
+// rules (iptables entry, before they are applied).
 //
 // Thread-safety: Start/Stop/HealAll serialize on one mutex, so HealAll may
 // be called from any thread, also while Start/Stop run (it then heals what
 // they applied once they return). cluster, target and ledger must outlive
 // the nemesis. The destructor does not heal: call HealAll.
 #pragma once
+
+#include <sys/types.h>
 
 #include <mutex>
 #include <optional>
@@ -32,31 +38,48 @@ class NetnsNemesis : public harness::Nemesis {
   NetnsNemesis(harness::Cluster& cluster, harness::Target& target,
                harness::Ledger& ledger);
 
-  // step.kind: "partition" (selector = shape, see partition.h), "pause" or
-  // "kill" (selector: "one", "leader", "minority", "majority", "all").
+  // step.kind: "partition" (selector = shape, see partition.h), "pause",
+  // "kill" or "delay" (selector: "one", "leader", "follower" (one random
+  // node that is not the leader), "minority", "majority", "all"). "delay"
+  // holds every packet that a chosen node receives from the other nodes
+  // (never from the controller) for step.delay_ms; packets it sends are not
+  // delayed (unless their receiver is chosen too).
   // Returns e.g. {"kind":"partition","shape":"halves","components":
   // [["n1","n2"],["n3","n4","n5"]],"grudge":{"n1":["n3","n4","n5"],...}}
-  // or {"kind":"pause","selector":"leader","nodes":["n3"]}.
+  // or {"kind":"pause","selector":"leader","nodes":["n3"]}, or
+  // {"kind":"delay","selector":"follower","nodes":["n2"],"delay_ms":600}.
   harness::Result<checkers::Value> Start(
       const harness::FaultStep& step) override;
   // e.g. {"kind":"partition","healed":["n1","n2","n3","n4","n5"]},
-  // {"kind":"pause","resumed":["n3"]}, {"kind":"kill","restarted":["n3"]}.
+  // {"kind":"pause","resumed":["n3"]}, {"kind":"kill","restarted":["n3"]},
+  // {"kind":"delay","healed":["n2"]}.
   harness::Result<checkers::Value> Stop() override;
   harness::Status HealAll() override;
 
   // The node that reports role "leader" with the highest term, if any.
   std::optional<int> FindLeader();
 
+  // Path of the faultline-netdelay executable for "delay". Default (""):
+  // next to the running executable, then PATH. Call before Start.
+  void SetNetdelayBinary(std::string path) { netdelay_binary_ = path; }
+
  private:
   struct Active {
     std::string kind;
-    std::vector<int> nodes;  // nodes acted on (partition: rules applied)
-    std::vector<long> seqs;  // partition: ledger seq per entry of `nodes`
+    std::vector<int> nodes;   // nodes acted on (partition: rules applied)
+    std::vector<long> seqs;   // partition/delay: iptables ledger seq per node
+                              // (-1: no rules applied yet)
+    std::vector<pid_t> pids;  // delay: daemon per node
+    std::vector<long> proc_seqs;  // delay: its process ledger seq
   };
 
   harness::Result<checkers::Value> StartPartition(const harness::FaultStep& s);
   harness::Result<checkers::Value> StartProcessFault(
       const harness::FaultStep& s);
+  harness::Result<checkers::Value> StartDelay(const harness::FaultStep& s);
+  harness::Status StartDelayOn(int who, const harness::FaultStep& s,
+                               const std::string& binary);
+  harness::Status StopDelayOn(std::size_t k);
   harness::Result<std::vector<int>> SelectNodes(const std::string& selector,
                                                 std::uint64_t seed,
                                                 bool* leader_known);
@@ -68,6 +91,7 @@ class NetnsNemesis : public harness::Nemesis {
   harness::Ledger& ledger_;
   std::mutex mu_;
   std::optional<Active> active_;
+  std::string netdelay_binary_;
 };
 
 }  // namespace faultline::nemesis

@@ -1,7 +1,8 @@
 // NetnsNemesis: pause/kill against a fake target running `sleep` processes
 // (no root needed), and partitions on a real netns cluster (root needed:
-// those tests FAIL without it). Network tests use only 10.78.16.0/24 (the
-// harness netns tests use 10.78.0.0/24; ctest runs both binaries at once).
+// those tests FAIL without it). Network tests use only 10.78.16.0/24 and
+// 10.78.32.0/24 (delay; the harness netns tests use 10.78.0.0/24; ctest runs
+// both binaries at once).
 #include "nemesis/netns_nemesis.h"
 
 #include <signal.h>
@@ -356,6 +357,136 @@ TEST_CASE("partitions cut node traffic both ways, never the controller",
     auto rules = n.remote->Run(
         {harness::FindSystemTool("iptables"), "-w", "-S", "INPUT"});
     CHECK(rules.out.find("DROP") == std::string::npos);
+  }
+  for (int fd : fds) close(fd);
+  REQUIRE(c.Destroy().ok());
+}
+
+#ifndef FAULTLINE_NETDELAY_BIN
+#define FAULTLINE_NETDELAY_BIN ""  // not built: the delay test fails clearly
+#endif
+
+namespace {
+
+// Milliseconds a TCP handshake from `netns` to ip:port takes (the best of
+// three), or -1 when it does not complete within 5 s.
+long HandshakeMs(const std::string& netns, const std::string& ip, int port) {
+  long best = -1;
+  for (int i = 0; i < 3; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    if (!harness::TcpReachableFrom(netns, ip, port, milliseconds(5000)))
+      return -1;
+    long ms = static_cast<long>(std::chrono::duration_cast<milliseconds>(
+                                    std::chrono::steady_clock::now() - t0)
+                                    .count());
+    if (best < 0 || ms < best) best = ms;
+  }
+  return best;
+}
+
+bool DelayRulesIn(const Node& n) {
+  auto rules =
+      n.remote->Run({harness::FindSystemTool("iptables"), "-w", "-S", "INPUT"});
+  return rules.out.find("NFQUEUE") != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("delay holds packets from other nodes to the chosen node and heals",
+          "[nemesis][root][delay]") {
+  INFO("this test needs root (network namespaces, iptables, NFQUEUE)");
+  REQUIRE(geteuid() == 0);
+  const std::string run_id = "nd" + std::to_string(getpid() % 100000);
+  Setup s(run_id);
+  harness::ClusterSpec spec;
+  spec.nodes = 3;
+  spec.subnet = "10.78.32.0/24";
+  auto cluster = harness::CreateNetnsCluster(spec, run_id, *s.ledger);
+  REQUIRE(cluster.ok());
+  harness::Cluster& c = **cluster;
+  constexpr int kPort = 7813;
+  std::vector<int> fds;
+  for (const Node& n : c.nodes()) {
+    auto fd = harness::ListenTcpIn(n.netns, n.ip, kPort);
+    REQUIRE(fd.ok());
+    fds.push_back(*fd);
+  }
+  FakeCluster fake_for_target(0);
+  FakeTarget target(fake_for_target);
+  target.roles["n1"] = 4;  // n1 leads: "follower" picks n2 or n3
+  nemesis::NetnsNemesis nem(c, target, *s.ledger);
+  nem.SetNetdelayBinary(FAULTLINE_NETDELAY_BIN);
+  const auto& nodes = c.nodes();
+  for (const Node& n : nodes)
+    REQUIRE(HandshakeMs(nodes[0].netns, n.ip, kPort) < 100);
+
+  constexpr int kDelay = 300;
+  harness::FaultStep step{"delay", "follower", 9};
+  step.delay_ms = kDelay;
+  auto started = nem.Start(step);
+  REQUIRE(started.ok());
+  auto chosen = NodesOf(*started, "nodes");
+  REQUIRE(chosen.size() == 1);
+  REQUIRE(chosen[0] != "n1");
+  CHECK(started->Find("delay_ms")->as_int() == kDelay);
+  const Node& slow = chosen[0] == "n2" ? nodes[1] : nodes[2];
+  const Node& other = chosen[0] == "n2" ? nodes[2] : nodes[1];
+  CHECK(DelayRulesIn(slow));
+  // A handshake between the chosen node and another node waits once for a
+  // packet into the chosen node, whichever side starts it.
+  long to_slow = HandshakeMs(nodes[0].netns, slow.ip, kPort);
+  long from_slow = HandshakeMs(slow.netns, other.ip, kPort);
+  CHECK(to_slow >= kDelay - 5);
+  CHECK(to_slow < kDelay + 200);
+  CHECK(from_slow >= kDelay - 5);
+  // Not delayed: the controller, and pairs without the chosen node.
+  CHECK(HandshakeMs("", slow.ip, kPort) < 100);
+  CHECK(HandshakeMs(nodes[0].netns, other.ip, kPort) < 100);
+  CHECK_FALSE(nem.Start(step).ok());  // one fault at a time
+
+  auto healed = nem.Stop();
+  REQUIRE(healed.ok());
+  CHECK(NodesOf(*healed, "healed") == chosen);
+  CHECK_FALSE(DelayRulesIn(slow));
+  CHECK(HandshakeMs(nodes[0].netns, slow.ip, kPort) < 100);
+  auto entries = harness::ReadLedger(s.ledger->path());
+  REQUIRE(entries.ok());
+  std::set<long> recorded, healed_seqs;
+  std::vector<pid_t> daemons;
+  for (const auto& e : *entries) {
+    if (e.kind == "iptables" || e.kind == "process") recorded.insert(e.seq);
+    if (e.kind == "process") daemons.push_back(e.pid);
+    if (e.kind == "healed") healed_seqs.insert(e.ref);
+  }
+  CHECK(recorded.size() == 2);
+  for (long seq : recorded) CHECK(healed_seqs.count(seq));
+  REQUIRE(daemons.size() == 1);
+  CHECK_FALSE(harness::ProcessAlive(daemons[0]));
+
+  // A crashed controller: the ledger alone removes rules and daemon.
+  step.selector = "minority";
+  REQUIRE(nem.Start(step).ok());
+  entries = harness::ReadLedger(s.ledger->path());
+  REQUIRE(entries.ok());
+  std::set<long> done;
+  for (const auto& e : *entries)
+    if (e.kind == "healed") done.insert(e.ref);
+  std::vector<harness::LedgerEntry> open;
+  pid_t daemon = 0;
+  for (const auto& e : *entries) {
+    if ((e.kind == "iptables" || e.kind == "process") && !done.count(e.seq)) {
+      open.push_back(e);
+      if (e.kind == "process") daemon = e.pid;
+    }
+  }
+  REQUIRE(open.size() == 2);
+  REQUIRE(daemon > 0);
+  CHECK(harness::ProcessAlive(daemon));
+  REQUIRE(harness::UndoLedgerEntries(open, nullptr).ok());
+  CHECK_FALSE(harness::ProcessAlive(daemon));
+  for (const Node& n : nodes) {
+    CHECK_FALSE(DelayRulesIn(n));
+    CHECK(HandshakeMs(nodes[(n.index + 1) % 3].netns, n.ip, kPort) < 100);
   }
   for (int fd : fds) close(fd);
   REQUIRE(c.Destroy().ok());
