@@ -291,6 +291,7 @@ Status NetnsNemesis::StartDelayOn(int who, const harness::FaultStep& step,
   harness::LedgerEntry proc;
   proc.kind = "process";
   proc.node = node.name;
+  proc.netns = node.netns;
   proc.pid = *pid;
   proc.start_time = harness::ProcessStartTime(*pid).value_or(0);
   long proc_seq = ledger_.Record(proc);
