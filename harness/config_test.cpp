@@ -597,7 +597,7 @@ TEST_CASE("known names and helpers", "[config]") {
     }
   }
   CHECK(Known().partition_shapes.size() == 5);
-  CHECK(Known().node_selectors.size() == 5);
+  CHECK(Known().node_selectors.size() == 6);
 }
 
 TEST_CASE("hints speak in flags when a flag caused the error", "[config]") {
@@ -765,5 +765,58 @@ TEST_CASE("raftkv cross-field rules", "[config][raftkv]") {
   // etcd's 5x rule does not apply to raftkv.
   CHECK(Load("name: x\ntarget:\n  name: raftkv\n  heartbeat_ms: 50\n"
              "  election_timeout_ms: 200\n  follower_lease_ms: 100\n")
+            .ok());
+}
+
+TEST_CASE("lock workload and observer keys", "[config]") {
+  LoadResult r = Load(R"(name: locks
+target: {name: raftkv}
+workload:
+  name: lock
+  locks: 3
+  ttl_ms: 500ms
+  hold_ms: 200
+  writes_per_hold: 4
+  stall_probability: 0.25
+  stall_ms: 1s
+  fenced: false
+  observe_ms: 20
+)");
+  INFO(r.FormatErrors());
+  REQUIRE(r.ok());
+  const auto& w = r.spec->workload;
+  CHECK(w.name == "lock");
+  CHECK(w.locks == 3);
+  CHECK(w.ttl_ms == 500);
+  CHECK(w.hold_ms == 200);
+  CHECK(w.writes_per_hold == 4);
+  CHECK(w.stall_probability == 0.25);
+  CHECK(w.stall_ms == 1000);
+  CHECK_FALSE(w.fenced);
+  CHECK(w.observe_ms == 20);
+  LoadResult back = LoadConfigText(DescribeSpec(*r.spec), "d");
+  REQUIRE(back.ok());
+  CHECK(back.spec->workload == w);
+
+  // Defaults: one fenced lock, no stalls, no observer.
+  LoadResult d = Load("name: x\n");
+  REQUIRE(d.ok());
+  CHECK(d.spec->workload.locks == 1);
+  CHECK(d.spec->workload.fenced);
+  CHECK(d.spec->workload.stall_probability == 0);
+  CHECK(d.spec->workload.observe_ms == 0);
+  // The observer works with the register workload too.
+  CHECK(Load("name: x\nworkload: {observe_ms: 50}\n").ok());
+
+  ConfigError p = OnlyError(
+      Load("name: x\ntarget: {name: raftkv}\nworkload:\n  name: lock\n"
+           "  stall_probability: 1.5\n"));
+  CHECK(p.line == 5);
+  ConfigError etcd = OnlyError(
+      Load("name: x\ntarget: {name: etcd}\nworkload: {name: lock}\n"));
+  CHECK(Contains(etcd.message, "raftkv only"));
+  // The register mix is not used by the lock workload.
+  CHECK(Load("name: x\ntarget: {name: raftkv}\nworkload:\n  name: lock\n"
+             "  mix: {read: 0, write: 0, cas: 0}\n")
             .ok());
 }

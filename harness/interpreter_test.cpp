@@ -227,3 +227,121 @@ TEST_CASE("DeriveSeed separates streams and is stable") {
   CHECK(DeriveSeed(1, 0) != DeriveSeed(1, 1));
   CHECK(DeriveSeed(1, 0) != DeriveSeed(2, 0));
 }
+
+namespace {
+
+// n1 leads term 3; n2 follows it; an "n3" would be unreachable.
+class ObservedTarget : public FakeTarget {
+ public:
+  NodeStatus Inspect(const Node& node) override {
+    ++inspections;
+    if (node.name == "n1") return {true, "leader", 3, "n1"};
+    if (unreachable_n2) return {};
+    return {true, "follower", 3, "n1"};
+  }
+  std::atomic<int> inspections{0};
+  bool unreachable_n2 = false;
+};
+
+// Skips every third generated op, delays the others a little and tags them.
+class TaggingClient : public StatefulClient {
+ public:
+  explicit TaggingClient(std::unique_ptr<Client> inner)
+      : inner_(std::move(inner)) {}
+  PreparedOp Prepare(const Operation& g) noexcept override {
+    PreparedOp p;
+    p.op = g;
+    p.skip = ++n_ % 3 == 0;
+    p.delay = std::chrono::milliseconds(1);
+    p.extra = {{"tag", Value::Int(n_)}};
+    return p;
+  }
+  Completion Invoke(const Operation& op) noexcept override {
+    return inner_->Invoke(op);
+  }
+
+ private:
+  std::unique_ptr<Client> inner_;
+  std::int64_t n_ = 0;
+};
+
+class TaggingWorkload : public FakeWorkload {
+ public:
+  std::vector<Operation> FinalOps() override { return {}; }
+  std::unique_ptr<Client> WrapClient(std::unique_ptr<Client> inner) override {
+    return std::make_unique<TaggingClient>(std::move(inner));
+  }
+};
+
+}  // namespace
+
+TEST_CASE("interpreter: leader observer and stateful clients") {
+  auto path = std::filesystem::temp_directory_path() /
+              ("interp-observe-" + std::to_string(getpid()) + ".jsonl");
+  TestSpec spec;
+  spec.time_limit_s = 0.5;
+  spec.recovery_s = 0;
+  spec.workload.concurrency = 2;
+  spec.workload.rate = 200;
+  spec.workload.observe_ms = 20;
+  FakeCluster cluster;
+  ObservedTarget target;
+  target.unreachable_n2 = GENERATE(false, true);
+  TaggingWorkload workload;
+  auto journal = Journal::Open(path.string(), std::chrono::steady_clock::now());
+  REQUIRE(journal.ok());
+  InterpreterConfig c;
+  c.spec = &spec;
+  c.cluster = &cluster;
+  c.target = &target;
+  c.workload = &workload;
+  c.journal = journal->get();
+  InterpreterReport report = RunInterpreter(c);
+  auto history = (*journal)->Snapshot();
+  journal->reset();
+  std::filesystem::remove(path);
+
+  // About 0.5 s / 20 ms = 25 rounds per node; allow for a slow machine.
+  CHECK(report.observations >= 10);
+  CHECK(report.observations == target.inspections.load());
+  int observe_ok = 0, observe_fail = 0, tagged = 0;
+  std::set<std::int64_t> tags;
+  for (const auto& e : history) {
+    if (e.f == "observe") {
+      REQUIRE((e.node == "n1" || e.node == "n2"));
+      CHECK(e.process == ObserverProcess(e.node == "n1" ? 0 : 1));
+      if (e.type == EventType::kOk) {
+        ++observe_ok;
+        REQUIRE(e.value.Find("term") != nullptr);
+        CHECK(*e.value.Find("term") == Value::Int(3));
+        CHECK(*e.value.Find("leader") == Value::String("n1"));
+      }
+      if (e.type == EventType::kFail) {
+        ++observe_fail;
+        CHECK(e.node == "n2");
+        CHECK(e.error == "unreachable");
+      }
+      continue;
+    }
+    if (e.is_nemesis()) continue;
+    const Value* tag = e.FindExtra("tag");
+    REQUIRE(tag != nullptr);  // invoke and completion both carry it
+    ++tagged;
+    CHECK(tag->as_int() % 3 != 0);  // skipped ops were never recorded
+    tags.insert(tag->as_int());
+  }
+  CHECK(tagged > 10);
+  CHECK(observe_ok > 0);
+  CHECK((observe_fail > 0) == target.unreachable_n2);
+  // Observers never interleave two operations of one process.
+  CHECK_FALSE(faultline::checkers::CheckWellFormed(history, ""));
+
+  auto verdicts = CheckObservations(history);
+  REQUIRE(verdicts.size() == 1);
+  CHECK(verdicts[0].validity == faultline::checkers::Validity::kValid);
+}
+
+TEST_CASE("CheckObservations: nothing to say without observe events") {
+  faultline::checkers::History h;
+  CHECK(CheckObservations(h).empty());
+}

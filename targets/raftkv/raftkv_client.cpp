@@ -78,6 +78,10 @@ RaftkvClient::RaftkvClient(RaftkvClientOptions options)
   owner_ = buf;
 }
 
+std::string RaftkvClient::NextOwner() {
+  return owner_ + "-" + std::to_string(++acquisitions_);
+}
+
 RaftkvClient::~RaftkvClient() = default;
 
 std::string RaftkvClient::KeyFor(const Value& key) {
@@ -182,9 +186,19 @@ Completion RaftkvClient::LockOp(const Operation& op) {
     long ttl = options_.lock_ttl_ms;
     if (op.value.is_int()) ttl = static_cast<long>(op.value.as_int());
     if (ttl <= 0) return Done(Outcome::kFail, op.value, "ttl must be > 0");
-    lock_ttls_[name] = ttl;
-    return Update(op, {"LOCK", name, owner_, std::to_string(ttl)},
+    // A fresh owner per acquisition: raftkv gives an owner that acquires
+    // again its old token back, which would read as a duplicate token when
+    // an earlier release failed without effect (e.g. no leader).
+    Held& held = held_[name];
+    held.owner = NextOwner();
+    held.ttl = ttl;
+    return Update(op, {"LOCK", name, held.owner, std::to_string(ttl)},
                   Expect::kToken);
+  }
+  auto held = held_.find(name);
+  if (held == held_.end()) {
+    return Done(Outcome::kFail, op.value,
+                "not-held: this client never acquired " + name);
   }
   if (!op.value.is_int()) {
     return Done(Outcome::kFail, op.value, op.f + " needs the token");
@@ -192,14 +206,12 @@ Completion RaftkvClient::LockOp(const Operation& op) {
   const std::string token = std::to_string(op.value.as_int());
   Completion c;
   if (op.f == "renew") {
-    auto ttl = lock_ttls_.find(name);
     c = Update(op,
-               {"RENEW", name, owner_, token,
-                std::to_string(ttl == lock_ttls_.end() ? options_.lock_ttl_ms
-                                                       : ttl->second)},
+               {"RENEW", name, held->second.owner, token,
+                std::to_string(held->second.ttl)},
                Expect::kOk);
   } else {
-    c = Update(op, {"UNLOCK", name, owner_, token}, Expect::kOk);
+    c = Update(op, {"UNLOCK", name, held->second.owner, token}, Expect::kOk);
   }
   if (c.type == Outcome::kFail && ErrorCode(c.error) == "NOTOWNER") {
     c.error = "not-held: " + c.error;

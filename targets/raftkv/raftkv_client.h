@@ -21,9 +21,11 @@
 //            -NOTOWNER -> fail "not-held" (the lease is gone).
 //   release  UNLOCK <key> <owner> <token>; value = token. +OK -> ok;
 //            -NOTOWNER -> fail "not-held".
-// The key is the lock's name (a string or integer, used as is). The owner
-// is random per client object, so a fresh process is a fresh owner; renew
-// uses the TTL of this client's last acquire of that lock.
+// The key is the lock's name (a string or integer, used as is). Every
+// acquire uses a fresh owner id (random per client, plus a counter), so a
+// re-acquire never gets an old hold's token back; renew and release use the
+// owner and TTL of this client's last acquire of that lock (fail
+// "not-held" when there was none).
 // A cas whose expected value is null is fail (raftkv's CAS never matches an
 // absent key; nothing is sent). An unknown `f` or key shape is fail.
 // Every operation is bounded by op_timeout_ms in total (redirect included).
@@ -69,8 +71,16 @@ class RaftkvClient : public harness::Client {
   harness::Completion LockOp(const harness::Operation& op);
 
   RaftkvClientOptions options_;
-  std::string owner_;                      // random, per client object
-  std::map<std::string, long> lock_ttls_;  // TTL of the last acquire per lock
+  std::string NextOwner();
+
+  // The owner and TTL of this client's last acquire of each lock.
+  struct Held {
+    std::string owner;
+    long ttl = 0;
+  };
+  std::string owner_;  // random prefix, per client object
+  long acquisitions_ = 0;
+  std::map<std::string, Held> held_;
   std::unique_ptr<RespConn> own_;
   std::unique_ptr<RespConn> leader_;  // last redirect target, may be null
 };

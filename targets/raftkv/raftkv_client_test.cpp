@@ -396,3 +396,68 @@ TEST_CASE(
   // write was sent into a dead connection (which would have been info).
   CHECK(server.commands().size() == 3);
 }
+
+TEST_CASE("raftkv client: acquire, renew, release map to LOCK/RENEW/UNLOCK",
+          "[raftkv]") {
+  std::atomic<int> token{41};
+  FakeServer server([&](const std::vector<std::string>& cmd) -> std::string {
+    if (cmd[0] == "LOCK") {
+      if (cmd[1] == "busy") return "-LOCKED held by someone\r\n";
+      return ":" + std::to_string(++token) + "\r\n";
+    }
+    if (cmd[0] == "RENEW") {
+      return cmd[3] == "42" ? "+OK\r\n" : "-NOTOWNER lease expired\r\n";
+    }
+    if (cmd[0] == "UNLOCK") {
+      return cmd[3] == "42" ? "+OK\r\n" : "-NOTOWNER not the holder\r\n";
+    }
+    return "-ERR unknown\r\n";
+  });
+  RaftkvClient c = ClientFor(server.port());
+
+  Completion a = c.Invoke({"acquire", Value::String("L"), Value::Int(700)});
+  REQUIRE(a.type == Outcome::kOk);
+  CHECK(a.value == Value::Int(42));
+  CHECK(c.Invoke({"renew", Value::String("L"), Value::Int(42)}).type ==
+        Outcome::kOk);
+  Completion r = c.Invoke({"release", Value::String("L"), Value::Int(42)});
+  CHECK(r.type == Outcome::kOk);
+
+  // A second acquire is a fresh owner and gets a fresh token.
+  Completion b = c.Invoke({"acquire", Value::String("L"), Value::Int(700)});
+  REQUIRE(b.type == Outcome::kOk);
+  CHECK(b.value == Value::Int(43));
+  Completion lost = c.Invoke({"renew", Value::String("L"), Value::Int(43)});
+  CHECK(lost.type == Outcome::kFail);
+  CHECK(lost.error.rfind("not-held", 0) == 0);
+  Completion gone = c.Invoke({"release", Value::String("L"), Value::Int(43)});
+  CHECK(gone.type == Outcome::kFail);
+
+  Completion busy = c.Invoke({"acquire", Value::String("busy"), Value()});
+  CHECK(busy.type == Outcome::kFail);
+  CHECK(busy.error.rfind("LOCKED", 0) == 0);
+  // Release of a lock this client never acquired: nothing is sent.
+  Completion never = c.Invoke({"release", Value::String("x"), Value::Int(1)});
+  CHECK(never.type == Outcome::kFail);
+
+  auto cmds = server.commands();
+  REQUIRE(cmds.size() == 7);
+  CHECK(cmds[0][0] == "LOCK");
+  CHECK(cmds[0][1] == "L");
+  CHECK(cmds[0][3] == "700");
+  CHECK(cmds[1] ==
+        std::vector<std::string>{"RENEW", "L", cmds[0][2], "42", "700"});
+  CHECK(cmds[2] == std::vector<std::string>{"UNLOCK", "L", cmds[0][2], "42"});
+  CHECK(cmds[3][2] != cmds[0][2]);  // a fresh owner per acquisition
+  CHECK(cmds[4][2] == cmds[3][2]);
+  CHECK(cmds[6][0] == "LOCK");
+  CHECK(cmds[6][3] == "1000");  // the default TTL when the op gives none
+}
+
+TEST_CASE("raftkv client: an unanswered LOCK is info", "[raftkv]") {
+  FakeServer server([](const std::vector<std::string>&) { return kSilent; });
+  RaftkvClient c = ClientFor(server.port(), 200);
+  Completion a = c.Invoke({"acquire", Value::String("L"), Value::Int(500)});
+  CHECK(a.type == Outcome::kInfo);
+  CHECK(a.error == "timeout");
+}
