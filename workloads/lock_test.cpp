@@ -1,6 +1,7 @@
 // The lock workload: the protected resource, the seeded generator, and the
 // client wrapper (token bookkeeping, skips, stalls, resource writes) against
 // a scripted fake lock client; its checker on the histories it produces.
+// Also: the register workload's checker skips the leader observer's events.
 #include "workloads/lock.h"
 
 #include <catch2/catch.hpp>
@@ -8,6 +9,7 @@
 #include <set>
 
 #include "checkers/history.h"
+#include "workloads/register.h"
 
 namespace {
 
@@ -202,4 +204,37 @@ TEST_CASE("lock workload check: mutex-fencing reads the recorded history") {
   CHECK(verdicts[0].checker == "mutex-fencing");
   CHECK(verdicts[0].validity == Validity::kInvalid);
   CHECK(verdicts[0].summary.find("not monotonic") != std::string::npos);
+}
+
+TEST_CASE("register workload check skips observe events") {
+  faultline::harness::WorkloadSpec w;
+  auto reg = faultline::workloads::MakeRegisterWorkload(w);
+  History h;
+  auto add = [&](std::int64_t p, EventType t, std::string f, Value v) {
+    Event e;
+    e.index = static_cast<std::int64_t>(h.size());
+    e.time = e.index * 1000;
+    e.process = p;
+    e.type = t;
+    e.f = std::move(f);
+    e.key = e.f == "observe" ? Value() : Value::String("k0");
+    if (e.f == "observe") e.node = "n1";
+    e.value = std::move(v);
+    h.push_back(std::move(e));
+  };
+  const Value view = Value::MakeObject({{"role", Value::String("leader")},
+                                        {"term", Value::Int(2)},
+                                        {"leader", Value::String("n1")}});
+  add(0, EventType::kInvoke, "write", Value::Int(1));
+  add(1000000000, EventType::kInvoke, "observe", Value());
+  add(0, EventType::kOk, "write", Value::Int(1));
+  add(1000000000, EventType::kOk, "observe", view);
+  add(1, EventType::kInvoke, "read", Value());
+  add(1, EventType::kOk, "read", Value::Int(1));
+  auto verdicts = reg->Check(h, {});
+  REQUIRE_FALSE(verdicts.empty());
+  CHECK(verdicts[0].validity == Validity::kValid);
+  // And a stale read among observations is still caught.
+  h.back().value = Value::Null();
+  CHECK(reg->Check(h, {})[0].validity == Validity::kInvalid);
 }
