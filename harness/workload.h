@@ -51,6 +51,8 @@ struct PreparedOp {
 // it holds) and completes each generated operation from it before the
 // interpreter records the invocation. The interpreter calls Prepare, then
 // (unless skipped) records prepared.op and calls Invoke(prepared.op).
+// Workers only: the final operations (Workload::FinalOps) are recorded and
+// invoked as given, without Prepare.
 // Thread-safety: like Client, one per worker thread.
 class StatefulClient : public Client {
  public:
