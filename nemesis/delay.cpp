@@ -24,6 +24,18 @@ std::optional<long long> ParseInt(const std::string& s, long long lo,
   return v;
 }
 
+std::optional<std::uint64_t> ParseU64(const std::string& s) {
+  if (s.empty() || s.size() > 20) return std::nullopt;
+  std::uint64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return std::nullopt;
+    auto d = static_cast<std::uint64_t>(c - '0');
+    if (v > (UINT64_MAX - d) / 10) return std::nullopt;
+    v = v * 10 + d;
+  }
+  return v;
+}
+
 }  // namespace
 
 std::string NetdelayUsage() {
@@ -71,9 +83,9 @@ harness::Result<NetdelayOptions> ParseNetdelayArgs(
       if (!n) return Fail("--jitter-ms: '" + v + "' is not a number >= 0");
       o.jitter_ms = static_cast<int>(*n);
     } else {
-      auto n = ParseInt(v, 0, INT64_MAX);
-      if (!n) return Fail("--seed: '" + v + "' is not a number >= 0");
-      o.seed = static_cast<std::uint64_t>(*n);
+      auto n = ParseU64(v);
+      if (!n) return Fail("--seed: '" + v + "' is not a number in 0..2^64-1");
+      o.seed = *n;
     }
   }
   if (o.queue < 0) return Fail("--queue is required");

@@ -65,6 +65,13 @@ TEST_CASE("netdelay flags", "[delay]") {
   CHECK(ok->jitter_ms == 20);
   CHECK(ok->seed == 9);
   CHECK(ParseNetdelayArgs({"--help"})->help);
+  auto big = ParseNetdelayArgs(
+      {"--queue", "1", "--delay-ms", "5", "--seed", "18446744073709551615"});
+  REQUIRE(big.ok());
+  CHECK(big->seed == UINT64_MAX);
+  CHECK_FALSE(ParseNetdelayArgs({"--queue", "1", "--delay-ms", "5", "--seed",
+                                 "18446744073709551616"})
+                  .ok());
   auto missing = ParseNetdelayArgs({"--delay-ms", "5"});
   REQUIRE_FALSE(missing.ok());
   CHECK(missing.error() == "--queue is required");

@@ -79,8 +79,9 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   auto parsed = faultline::nemesis::ParseNetdelayArgs(args);
   if (!parsed.ok()) {
-    std::fprintf(stderr, "faultline-netdelay: %s\n%s", parsed.error().c_str(),
-                 faultline::nemesis::NetdelayUsage().c_str());
+    // One line: the nemesis quotes the last line of the log in its error.
+    std::fprintf(stderr, "faultline-netdelay: %s (see --help)\n",
+                 parsed.error().c_str());
     return 254;
   }
   const auto opts = *parsed;

@@ -14,6 +14,10 @@ bindir="$(dirname "$FAULTLINE_BIN")"
 [ -x "$bindir/faultline-netdelay" ] || fail "this test needs faultline-netdelay next to faultline (apt-get install libnetfilter-queue-dev, then rebuild)"
 [ -x "$bindir/raftkv" ] || fail "this test needs the raftkv server next to faultline; build it (scripts/build.sh)"
 setup_workdir
+# A failing check must not leave the background run going: interrupt it (it
+# heals itself), then the usual cleanup.
+pid=""
+trap 'keep=$?; if [ -n "$pid" ]; then kill -INT "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; fi; (exit $keep); cleanup_workdir' EXIT
 
 DELAY=400
 PORT=6379  # raftkv's client port on every node
@@ -90,6 +94,7 @@ after=$(handshake_ms "$ns_other" "$ip_slow")
 echo "after heal: n$other -> $node ${after} ms"
 [ "$after" -lt 100 ] || fail "handshake still slow after the heal ($after ms)"
 set +e; wait "$pid"; rc=$?; set -e
+pid=""
 [ "$rc" -eq 0 ] || { cat "$WORK/out.txt"; fail "the run exited $rc"; }
 python3 - "$run/ledger.jsonl" <<'PY' || fail "ledger: the delay rules are not all marked healed"
 import json, sys
@@ -111,6 +116,7 @@ run="$STORE/e2e-delay-kill/latest"
 await_history "$pid" "$run" '"type":"info","f":"start-delay"' "the delay"
 kill -9 "$pid"
 wait "$pid" 2>/dev/null || true
+pid=""
 node=$(chosen_node "$run")
 i=${node#n}
 mapfile -t namespaces < <(ledger_values "$run/ledger.jsonl" netns name)
