@@ -62,7 +62,7 @@ std::string ResultsJson(const RunSummary& s) {
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
-std::string TextSummary(const RunSummary& s) {
+std::string TextSummary(const RunSummary& s, bool per_checker) {
   std::ostringstream out;
   Validity v = OverallValidity(s);
   out << s.name << ": " << checkers::ToString(v);
@@ -73,6 +73,7 @@ std::string TextSummary(const RunSummary& s) {
   if (s.aborted) out << " [interrupted]";
   out << "\n";
   for (const auto& verdict : s.verdicts) {
+    if (!per_checker) break;
     out << "  " << verdict.checker << ": "
         << checkers::ToString(verdict.validity) << " — " << verdict.summary
         << "\n";

@@ -59,9 +59,10 @@ std::string ResultsJson(const RunSummary& s);
 // details_json.
 std::optional<RunSummary> ParseResultsJson(const std::string& text);
 
-// Terminal summary: verdict line, one line per checker, explanation of
+// Terminal summary: verdict line, one line per checker (unless
+// `per_checker` is false, e.g. when SummaryTable follows), explanation of
 // failures, problems.
-std::string TextSummary(const RunSummary& s);
+std::string TextSummary(const RunSummary& s, bool per_checker = true);
 
 // The end-of-run table for the terminal: one row per checker (verdict and
 // summary), the phases and the total time, then `report_path` when not

@@ -9,4 +9,8 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     ${FAULTLINE_CMAKE_ARGS:-} >/dev/null
 fi
-cmake --build "$build" -j "$(nproc)"
+# FAULTLINE_BUILD_TARGETS: build only these targets (the demo needs just
+# the binaries, not the tests and benchmarks).
+targets=()
+for t in ${FAULTLINE_BUILD_TARGETS:-}; do targets+=(--target "$t"); done
+cmake --build "$build" -j "$(nproc)" "${targets[@]}"

@@ -10,7 +10,8 @@ if [ "$(id -u)" -ne 0 ]; then
   echo "demo: run as root (faultline creates network namespaces and iptables rules)" >&2
   exit 254
 fi
-bash "$root/scripts/build.sh"   # builds everything: faultline and raftkv
+FAULTLINE_BUILD_TARGETS="faultline raftkv faultline-netdelay" \
+  bash "$root/scripts/build.sh"
 build="${FAULTLINE_BUILD_DIR:-$root/build}"
 for bin in faultline raftkv; do
   if [ ! -x "$build/$bin" ]; then

@@ -329,7 +329,8 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
   std::string report = WriteRunReport(
       summary, journal ? journal->Snapshot() : checkers::History{});
   UpdateStoreIndex(spec.store_dir);
-  std::printf("\n%s\n%s", reports::TextSummary(summary).c_str(),
+  std::printf("\n%s\n%s",
+              reports::TextSummary(summary, /*per_checker=*/false).c_str(),
               reports::SummaryTable(summary, report).c_str());
   std::printf("stored in %s\n", dir.c_str());
   // A cluster that never came up is no verdict about the system.
