@@ -820,3 +820,49 @@ workload:
              "  mix: {read: 0, write: 0, cas: 0}\n")
             .ok());
 }
+
+TEST_CASE("delay fault: delay_ms, follower selector, targets needed",
+          "[config][delay]") {
+  LoadResult r = Load(
+      "name: x\ncluster: {nodes: 3}\n"
+      "nemesis:\n  faults: [delay]\n  targets: [follower]\n  delay_ms: "
+      "600ms\n");
+  INFO(r.FormatErrors());
+  REQUIRE(r.ok());
+  CHECK(r.spec->nemesis.faults == std::vector<std::string>{"delay"});
+  CHECK(r.spec->nemesis.targets == std::vector<std::string>{"follower"});
+  CHECK(r.spec->nemesis.delay_ms == 600);
+  LoadResult d = Load("name: x\n");
+  REQUIRE(d.ok());
+  CHECK(d.spec->nemesis.delay_ms == 500);
+
+  ConfigError big = OnlyError(
+      Load("name: x\nnemesis:\n  faults: [delay]\n  delay_ms: 20000\n"));
+  CHECK(big.line == 4);
+  CHECK(big.column == 13);
+  CHECK(Contains(big.message, "delay_ms"));
+  ConfigError zero = OnlyError(Load("name: x\nnemesis:\n  delay_ms: 0\n"));
+  CHECK(zero.line == 3);
+
+  ConfigError empty =
+      OnlyError(Load("name: x\nnemesis:\n  faults: [delay]\n  targets: []\n"));
+  CHECK(Contains(empty.message, "nemesis.targets is empty"));
+  CHECK(Contains(empty.message, "delay"));
+
+  ConfigError follower =
+      OnlyError(Load("name: x\ncluster: {nodes: 1}\n"
+                     "nemesis:\n  faults: [delay]\n  targets: [follower]\n"));
+  CHECK(Contains(follower.message,
+                 "node selector \"follower\" needs at least 2"));
+
+  // The known configs for the follower-lease switch load.
+  for (const char* name : {"raftkv-follower-lease-no-margin",
+                           "raftkv-follower-lease-no-margin-control"}) {
+    LoadResult k =
+        LoadConfigFile(SourceDir() + "/configs/known/" + name + ".yaml");
+    INFO(name << ": " << k.FormatErrors());
+    REQUIRE(k.ok());
+    CHECK(k.spec->nemesis.faults == std::vector<std::string>{"delay"});
+    CHECK(k.spec->nemesis.delay_ms == 600);
+  }
+}
