@@ -491,3 +491,42 @@ TEST_CASE("delay holds packets from other nodes to the chosen node and heals",
   for (int fd : fds) close(fd);
   REQUIRE(c.Destroy().ok());
 }
+
+TEST_CASE("a dead delay daemon lets packets pass (queue bypass)",
+          "[nemesis][root][delay]") {
+  INFO("this test needs root (network namespaces, iptables, NFQUEUE)");
+  REQUIRE(geteuid() == 0);
+  const std::string run_id = "nb" + std::to_string(getpid() % 100000);
+  Setup s(run_id);
+  harness::ClusterSpec spec;
+  spec.nodes = 2;
+  spec.subnet = "10.78.32.0/24";
+  auto cluster = harness::CreateNetnsCluster(spec, run_id, *s.ledger);
+  REQUIRE(cluster.ok());
+  harness::Cluster& c = **cluster;
+  constexpr int kPort = 7814;
+  const auto& nodes = c.nodes();
+  auto fd = harness::ListenTcpIn(nodes[1].netns, nodes[1].ip, kPort);
+  REQUIRE(fd.ok());
+  FakeCluster fake_for_target(0);
+  FakeTarget target(fake_for_target);
+  nemesis::NetnsNemesis nem(c, target, *s.ledger);
+  nem.SetNetdelayBinary(FAULTLINE_NETDELAY_BIN);
+  harness::FaultStep step{"delay", "all", 1};
+  step.delay_ms = 400;
+  REQUIRE(nem.Start(step).ok());
+  CHECK(HandshakeMs(nodes[0].netns, nodes[1].ip, kPort) >= 395);
+  auto entries = harness::ReadLedger(s.ledger->path());
+  REQUIRE(entries.ok());
+  for (const auto& e : *entries)
+    if (e.kind == "process")  // the daemons of both nodes
+      REQUIRE(harness::TerminateProcess(e.pid, SIGKILL, milliseconds(2000)));
+  CHECK(DelayRulesIn(nodes[1]));  // the rules stay, but nobody listens
+  CHECK(HandshakeMs(nodes[0].netns, nodes[1].ip, kPort) < 100);
+  auto healed = nem.Stop();  // a daemon that is gone already is fine
+  INFO((healed.ok() ? std::string() : healed.error()));
+  CHECK(healed.ok());
+  CHECK_FALSE(DelayRulesIn(nodes[1]));
+  close(*fd);
+  REQUIRE(c.Destroy().ok());
+}
