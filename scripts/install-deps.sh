@@ -13,8 +13,8 @@ packages=(
   iproute2 iptables procps psmisc libnetfilter-queue-dev
   # end-to-end tests read JSON with python3
   python3 python3-jsonschema chromium
-  # targets
-  etcd-server etcd-client
+  # targets (redis-tools: redis-cli and redis-benchmark speak to raftkv)
+  etcd-server etcd-client redis-tools
 )
 
 missing=()

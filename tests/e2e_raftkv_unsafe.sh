@@ -3,7 +3,9 @@
 # raftkv-<switch>.yaml (expect: invalid) must come out invalid, and its
 # -control.yaml twin (the same campaign without the switch) valid.
 # A seed may miss the anomaly, so up to 3 seeds are tried per switch; the
-# test fails when none finds it. Runs are ~35 s each.
+# test fails when none finds it. Runs are ~35 s each. Switches that no
+# campaign reproduces reliably live in configs/experimental/ instead (see
+# docs/targets/raftkv.md) and are not run here.
 source "$(dirname "$0")/lib.sh"
 require_root
 raftkv="$(dirname "$FAULTLINE_BIN")/raftkv"
@@ -36,6 +38,12 @@ for name in "${switches[@]}"; do
   control="$FAULTLINE_SOURCE_DIR/configs/known/$name-control.yaml"
   grep -q '^expect: invalid' "$cfg" || fail "$name: expected 'expect: invalid'"
   [ -f "$control" ] || fail "$name: no control config $control"
+  # Lock-workload switches (lock-token-per-term) are run, with checks of
+  # the verdict text, by e2e_raftkv_lock.sh.
+  if grep -Eq '^  name: lock' "$cfg"; then
+    echo "SKIP: $name (lock workload: tests/e2e_raftkv_lock.sh runs it)"
+    continue
+  fi
   found=""
   for seed in 1 2 3; do
     run_config "$cfg" "$seed"
