@@ -24,6 +24,14 @@ python3 -c "import sys, xml.dom.minidom as m
 s=m.parse(sys.argv[1]).getElementsByTagName('testsuite')[0]
 sys.exit(0 if s.getAttribute('failures')=='0' and s.getAttribute('errors')=='0' and int(s.getAttribute('tests'))>=2 else 1)" \
   "$run/junit.xml" || fail "junit.xml is missing, malformed or not passing"
+# The run's own report, and the store index that lists it.
+grep -q 'id="verdict"\|class="verdict' "$run/report.html" || fail "report.html is missing or has no verdict"
+# (the SVG namespace name is an identifier, not a request)
+urls=$(grep -oi "https\?://[^\"' )]*" "$run/report.html" | grep -v '^http://www.w3.org/' || true)
+[ -z "$urls" ] || fail "report.html refers to network addresses: $urls"
+[ -f "$STORE/index.html" ] || fail "the store index was not written"
+grep -q "etcd-quick/$(basename "$(readlink -f "$run")")" "$STORE/index.html" || fail "the store index does not link the run"
+grep -q "report: .*report.html" "$WORK/out.txt" || fail "the run did not print its report path"
 ok=$(grep -c '"type":"ok"' "$run/history.jsonl")
 [ "$ok" -ge 500 ] || fail "only $ok ok operations"
 starts=$(grep -c '"process":"nemesis","type":"info","f":"start-partition"' "$run/history.jsonl" || true)
