@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -88,6 +89,39 @@ Result<std::vector<std::pair<std::string, Subnet>>> HostAddresses(
   }
   return out;
 }
+
+// An exclusive flock on /run/faultline/netns-setup.lock for its lifetime.
+class SetupLock {
+ public:
+  SetupLock() {
+    std::error_code ec;
+    fs::create_directories("/run/faultline", ec);
+    fd_ = open("/run/faultline/netns-setup.lock", O_RDWR | O_CREAT | O_CLOEXEC,
+               0644);
+    if (fd_ < 0) {
+      error_ = std::string("cannot open /run/faultline/netns-setup.lock: ") +
+               strerror(errno);
+      return;
+    }
+    while (flock(fd_, LOCK_EX) != 0) {
+      if (errno == EINTR) continue;
+      error_ = std::string("cannot lock /run/faultline/netns-setup.lock: ") +
+               strerror(errno);
+      return;
+    }
+  }
+  ~SetupLock() {
+    if (fd_ >= 0) close(fd_);  // releases the lock
+  }
+  SetupLock(const SetupLock&) = delete;
+  SetupLock& operator=(const SetupLock&) = delete;
+  bool ok() const { return error_.empty(); }
+  const std::string& error() const { return error_; }
+
+ private:
+  int fd_ = -1;
+  std::string error_;
+};
 
 bool LinkExists(const std::string& name) {
   std::error_code ec;
@@ -302,6 +336,13 @@ Result<std::unique_ptr<Cluster>> CreateNetnsCluster(
       static_cast<std::uint32_t>(spec.nodes) + 3 > subnet.size())
     return Fail("netns cluster: " + std::to_string(spec.nodes) +
                 " nodes do not fit in " + spec.subnet);
+  // Check-then-create under one host-wide lock, so two runs starting at the
+  // same moment cannot both find the subnet free (two clusters on one
+  // subnet would route one run's clients to the other's nodes). Held until
+  // this function returns: by then the bridge has its address and the next
+  // run's check sees it.
+  SetupLock setup_lock;
+  if (!setup_lock.ok()) return Fail("netns cluster: " + setup_lock.error());
   auto host = HostAddresses(ip);
   if (!host.ok()) return Fail("netns cluster: " + host.error());
   for (const auto& [dev, addr] : *host)

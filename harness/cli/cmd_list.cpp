@@ -22,10 +22,18 @@ void AddListCommand(CLI::App& root, int& exit_code) {
     std::printf("  %-16s %s\n", "stats",
                 "ok/fail/info counts and latency quantiles per operation; "
                 "unknown when nothing succeeded");
+    std::printf("  %-16s %s\n", "mutex-fencing",
+                "lock histories: overlapping holds, fencing tokens unique and "
+                "increasing, no stale write accepted by a fenced resource, "
+                "no corrupted unfenced one (docs/history-locks.md)");
+    std::printf("  %-16s %s\n", "leader-per-term",
+                "leader observations: at most one leader per term; reports "
+                "how long two nodes both believed they led");
     std::printf("\nmodels for 'faultline check --model':\n");
     for (const auto& m : checkers::LinearizableModelNames()) {
       std::printf("  %s\n", m.c_str());
     }
+    std::printf("  mutex-fencing\n  leader-per-term\n");
     exit_code = 0;
   });
 }
