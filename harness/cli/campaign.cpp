@@ -143,15 +143,9 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
                spec.name, spec.seed, dir);
 
   reports::RunSummary summary;
-  summary.name = spec.name;
+  DescribeRun(spec, summary);
   summary.run_dir = dir;
   summary.started_at = IsoNow();
-  summary.seed = spec.seed;
-  summary.cluster_provider = spec.cluster.provider;
-  summary.nodes = spec.cluster.nodes;
-  summary.target = spec.target.name;
-  summary.config_yaml = harness::DescribeSpec(spec);
-  summary.expect = spec.expect;
   (void)harness::WriteFileAtomic(dir + "/" + harness::kConfigFile,
                                  summary.config_yaml);
 
@@ -309,10 +303,7 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
     co.memory_limit_bytes =
         static_cast<std::size_t>(spec.checker.memory_limit_mb) * 1024 * 1024;
     const checkers::History history = journal->Snapshot();
-    summary.verdicts = (*workload)->Check(history, co);
-    for (auto& v : harness::CheckObservations(history)) {
-      summary.verdicts.push_back(std::move(v));
-    }
+    summary.verdicts = CheckRunHistory(**workload, history, co);
     summary.phases.push_back({"check", Seconds(t_check, Clock::now())});
   } else {
     checkers::Verdict v;

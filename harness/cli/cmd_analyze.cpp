@@ -73,15 +73,9 @@ int DoAnalyze(const AnalyzeOptions& o) {
                     std::chrono::duration<double>(o.time_limit));
 
   reports::RunSummary summary;
-  summary.name = spec.name;
+  DescribeRun(spec, summary);
   summary.run_dir = *dir;
-  summary.seed = spec.seed;
-  summary.cluster_provider = spec.cluster.provider;
-  summary.nodes = spec.cluster.nodes;
-  summary.target = spec.target.name;
-  summary.expect = spec.expect;
-  summary.config_yaml = harness::DescribeSpec(spec);
-  summary.verdicts = (*workload)->Check(read.history, co);
+  summary.verdicts = CheckRunHistory(**workload, read.history, co);
 
   // Keep what the original run recorded and a re-check cannot know.
   using nlohmann::json;

@@ -15,7 +15,10 @@
 #include "harness/cli/commands.h"
 #include "harness/cli/registry.h"
 #include "harness/config.h"
+#include "harness/interpreter.h"
+#include "harness/spec.h"
 #include "harness/store.h"
+#include "harness/workload.h"
 #include "reports/junit.h"
 #include "reports/report_html.h"
 #include "reports/results.h"
@@ -72,15 +75,9 @@ bool Recheck(const std::string& dir, const checkers::History& history,
   co.deadline = std::chrono::steady_clock::now() +
                 std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                     std::chrono::duration<double>(o.time_limit));
-  summary.name = spec.name;
-  summary.seed = spec.seed;
-  summary.cluster_provider = spec.cluster.provider;
-  summary.nodes = spec.cluster.nodes;
-  summary.target = spec.target.name;
-  summary.expect = spec.expect;
-  summary.config_yaml = harness::DescribeSpec(spec);
+  DescribeRun(spec, summary);
   auto t0 = std::chrono::steady_clock::now();
-  summary.verdicts = (*workload)->Check(history, co);
+  summary.verdicts = CheckRunHistory(**workload, history, co);
   double check_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
           .count();
@@ -203,6 +200,26 @@ std::string WriteRunReport(const reports::RunSummary& summary,
     return "";
   }
   return path;
+}
+
+void DescribeRun(const harness::TestSpec& spec, reports::RunSummary& summary) {
+  summary.name = spec.name;
+  summary.seed = spec.seed;
+  summary.cluster_provider = spec.cluster.provider;
+  summary.nodes = spec.cluster.nodes;
+  summary.target = spec.target.name;
+  summary.expect = spec.expect;
+  summary.config_yaml = harness::DescribeSpec(spec);
+}
+
+std::vector<checkers::Verdict> CheckRunHistory(
+    harness::Workload& workload, const checkers::History& history,
+    const harness::CheckOptions& options) {
+  std::vector<checkers::Verdict> verdicts = workload.Check(history, options);
+  for (auto& v : harness::CheckObservations(history)) {
+    verdicts.push_back(std::move(v));
+  }
+  return verdicts;
 }
 
 std::string StoreOfRunDir(const std::string& run_dir) {

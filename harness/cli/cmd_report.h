@@ -1,13 +1,32 @@
-// The report files of a run, shared by `run`, `analyze` and `report`:
-// report.html in the run directory and the store's index.html.
+// What `run`, `analyze` and `report` share: the run facts and verdicts of a
+// summary, report.html in the run directory and the store's index.html.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "checkers/history.h"
+#include "checkers/verdict.h"
 #include "reports/results.h"
 
+namespace faultline::harness {
+struct TestSpec;
+struct CheckOptions;
+class Workload;
+}  // namespace faultline::harness
+
 namespace faultline::cli {
+
+// Fills the run facts of `summary` from the resolved config: name, seed,
+// cluster provider and size, target, expectation and the config text.
+void DescribeRun(const harness::TestSpec& spec, reports::RunSummary& summary);
+
+// Every verdict on a run's history: the workload's checkers, then
+// leader-per-term when the history holds `observe` events. The one check
+// path of `run`, `analyze` and `report --recheck`, so they agree.
+std::vector<checkers::Verdict> CheckRunHistory(
+    harness::Workload& workload, const checkers::History& history,
+    const harness::CheckOptions& options);
 
 // Writes `summary.run_dir`/report.html from the summary and the history,
 // linking the run's files and every file under its nodes/ directory.
