@@ -15,6 +15,8 @@ packages=(
   python3 python3-jsonschema chromium
   # targets (redis-tools: redis-cli and redis-benchmark speak to raftkv)
   etcd-server etcd-client redis-tools
+  # the clock fault preloads libfaketime into target processes
+  libfaketime
 )
 
 missing=()
