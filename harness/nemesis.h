@@ -17,11 +17,16 @@ namespace faultline::harness {
 
 // One step of the fault schedule, drawn by the seeded schedule generator.
 struct FaultStep {
-  std::string kind;        // "partition", "pause", "kill", "delay"
+  std::string kind;        // "partition", "pause", "kill", "delay",
+                           // "kill-voter", "loss", "clock"
   std::string selector;    // partition shape, or node selector otherwise
   std::uint64_t seed = 0;  // for random choices inside the step
   int delay_ms = 500;      // "delay": how long packets to the chosen nodes
                            // from the other nodes are held
+  double loss_probability = 0.3;  // "loss": share of packets from the other
+                                  // nodes the chosen nodes drop, (0, 1]
+  long long clock_offset_ms = 0;  // "clock": step of the chosen nodes' clocks
+  double clock_rate = 1.0;        // "clock": their rate from then on
 };
 
 class Nemesis {

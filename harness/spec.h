@@ -109,8 +109,8 @@ struct WorkloadSpec {
 };
 
 struct NemesisSpec {
-  // [faults] Fault kinds: "partition", "pause", "kill", "delay". Empty: no
-  // faults.
+  // [faults] Fault kinds: "partition", "pause", "kill", "delay",
+  // "kill-voter", "loss", "clock". Empty: no faults.
   // No duplicates.
   std::vector<std::string> faults = {"partition", "pause", "kill"};
   double interval_s = 10;  // [interval] quiet time before each fault, >= 0;
@@ -129,6 +129,16 @@ struct NemesisSpec {
   // [delay_ms] "delay": how long packets from the other nodes to a chosen
   // node are held, 1..10000.
   int delay_ms = 500;
+  // [loss_probability] "loss": share of the packets from the other nodes a
+  // chosen node drops, (0, 1].
+  double loss_probability = 0.3;
+  // [clock_offset_ms] "clock": step of a chosen node's clock, -86400000..
+  // 86400000 (>= 0 with clock_monotonic); [clock_rate] its rate from then
+  // on, 0.01..100. A clock fault needs one of them to change the clock.
+  // [clock_monotonic] whether CLOCK_MONOTONIC is faked too (harness/clock.h).
+  long long clock_offset_ms = 0;
+  double clock_rate = 1.0;
+  bool clock_monotonic = false;
   bool operator==(const NemesisSpec&) const = default;
 };
 

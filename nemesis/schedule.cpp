@@ -25,6 +25,9 @@ std::optional<harness::FaultStep> FaultSchedule::Next() {
                                            : pick(spec_.targets, "one");
   step.seed = rng();
   step.delay_ms = spec_.delay_ms;
+  step.loss_probability = spec_.loss_probability;
+  step.clock_offset_ms = spec_.clock_offset_ms;
+  step.clock_rate = spec_.clock_rate;
   return step;
 }
 

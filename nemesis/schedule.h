@@ -7,7 +7,8 @@
 // spec.partitions for "partition", over spec.targets otherwise (an empty
 // list yields "halves" resp. "one"); seed derived from the schedule seed and
 // the step number, so step k does not depend on how many draws earlier
-// steps made; delay_ms is spec.delay_ms.
+// steps made; delay_ms, loss_probability, clock_offset_ms and clock_rate
+// come from the spec.
 //
 // Thread-safety: a FaultSchedule is not shared; MakeSchedule is pure.
 #pragma once
