@@ -78,83 +78,85 @@ std::int64_t IntField(const Value& v, std::string_view field,
   return f != nullptr && f->is_int() ? f->as_int() : fallback;
 }
 
-class LockGenerator : public harness::WorkerGenerator {
+class HoldGenerator : public harness::WorkerGenerator {
  public:
-  LockGenerator(const harness::WorkloadSpec& spec, int worker,
+  HoldGenerator(const harness::WorkloadSpec& spec, HoldPlan plan, int worker,
                 std::uint64_t seed)
-      : spec_(spec), worker_(worker), rng_(seed), lock_(0, spec.locks - 1) {}
+      : spec_(spec),
+        plan_(std::move(plan)),
+        worker_(worker),
+        rng_(seed),
+        pick_(0, std::max<int>(0, static_cast<int>(plan_.names.size()) - 1)) {}
 
   Operation Next() override {
-    if (step_ == 0) StartHold();
-    Operation op;
-    op.key = Value::String(lock_name_);
-    const int writes = spec_.writes_per_hold;
-    if (step_ == 0) {
-      op.f = "acquire";
-    } else if (step_ <= writes) {
-      op.f = "resource-write";
-      op.key = Value::String(ResourceName(lock_name_));
-      op.value = Planned(written_++ * spec_.concurrency + worker_ + 1,
-                         DelayBefore(step_ - 1));
-    } else {
-      op.f = "release";
-      op.value = Planned(std::nullopt, DelayBefore(writes));
-    }
-    step_ = step_ > writes ? 0 : step_ + 1;
-    return op;
+    if (next_ >= hold_.size()) StartHold();
+    return hold_[next_++];
   }
 
  private:
+  // Plans the next hold. The random draws come in a fixed order: name,
+  // stall or not, where, then the gaps in order.
   void StartHold() {
-    lock_name_ = LockName(lock_(rng_));
-    const int gaps = spec_.writes_per_hold + 1;
-    gap_ms_ = spec_.hold_ms / gaps;
-    stall_before_ = -1;
+    hold_.clear();
+    next_ = 0;
+    const std::string name =
+        plan_.names.empty() ? LockName(0) : plan_.names[pick_(rng_)];
+    const int writes = spec_.writes_per_hold;
+    const std::int64_t gap_ms = spec_.hold_ms / (writes + 1);
+    int stall_before = -1;
     if (spec_.stall_probability > 0 && spec_.stall_ms > 0 &&
         std::bernoulli_distribution(spec_.stall_probability)(rng_)) {
-      // Before one of the writes (or the release when there is none).
-      stall_before_ = std::uniform_int_distribution<int>(
-          0, std::max(0, spec_.writes_per_hold - 1))(rng_);
+      // Before one of the writes (or the give when there is none).
+      stall_before =
+          std::uniform_int_distribution<int>(0, std::max(0, writes - 1))(rng_);
     }
-  }
-
-  // Delay before the i-th step after the acquire (write i, or the release
-  // when i == writes_per_hold): the hold time split evenly with jitter, or
-  // the stall.
-  std::int64_t DelayBefore(int i) {
-    std::int64_t d = 0;
-    if (gap_ms_ > 0) {
-      d = std::uniform_int_distribution<std::int64_t>(gap_ms_ / 2,
-                                                      gap_ms_ * 3 / 2)(rng_);
+    auto gap = [&] {
+      if (gap_ms <= 0) return std::int64_t{0};
+      return std::uniform_int_distribution<std::int64_t>(gap_ms / 2,
+                                                         gap_ms * 3 / 2)(rng_);
+    };
+    const Value key = Value::String(name);
+    hold_.push_back({plan_.words.take, key, Value::Null()});
+    for (int i = 0; i < writes; ++i) {
+      const std::int64_t stall = i == stall_before ? spec_.stall_ms : 0;
+      std::int64_t before_write = gap();
+      if (plan_.renew_before_writes) {
+        hold_.push_back({"renew", key, Planned(std::nullopt, before_write)});
+        before_write = 0;
+      }
+      hold_.push_back({"resource-write", Value::String(ResourceName(name)),
+                       Planned(written_++ * spec_.concurrency + worker_ + 1,
+                               before_write + stall)});
     }
-    if (i == stall_before_) d += spec_.stall_ms;
-    return d;
+    const std::int64_t stall =
+        writes == 0 && stall_before == 0 ? spec_.stall_ms : 0;
+    hold_.push_back(
+        {plan_.words.give, key, Planned(std::nullopt, gap() + stall)});
   }
 
   harness::WorkloadSpec spec_;
+  HoldPlan plan_;
   int worker_;
   std::mt19937_64 rng_;
-  std::uniform_int_distribution<int> lock_;
-  int step_ = 0;  // 0: acquire next; 1..k: write; k+1: release
-  std::string lock_name_;
-  std::int64_t gap_ms_ = 0;
-  int stall_before_ = -1;
+  std::uniform_int_distribution<int> pick_;
+  std::vector<Operation> hold_;  // the current hold's operations
+  std::size_t next_ = 0;
   std::int64_t written_ = 0;
 };
 
-// Resources by name, shared by every client of one run.
-using Resources = std::map<std::string, std::unique_ptr<ProtectedResource>>;
-
-class LockClient : public harness::StatefulClient {
+class HoldClient : public harness::StatefulClient {
  public:
-  LockClient(std::unique_ptr<harness::Client> inner, const Resources* res,
-             int ttl_ms)
-      : inner_(std::move(inner)), resources_(res), ttl_ms_(ttl_ms) {}
+  HoldClient(std::unique_ptr<harness::Client> inner, const Resources* res,
+             int ttl_ms, HoldWords words)
+      : inner_(std::move(inner)),
+        resources_(res),
+        ttl_ms_(ttl_ms),
+        words_(std::move(words)) {}
 
   PreparedOp Prepare(const Operation& g) noexcept override {
     PreparedOp p;
     p.op = g;
-    if (g.f == "acquire") {
+    if (g.f == words_.take) {
       held_.reset();
       token_.reset();
       p.op.value = Value::Null();
@@ -176,7 +178,7 @@ class LockClient : public harness::StatefulClient {
       p.extra.emplace_back("lock", Value::String(*held_));
       return p;
     }
-    if (g.f == "release" || g.f == "renew") {
+    if (g.f == words_.give || g.f == "renew") {
       if (!held_ || !g.key.is_string() || *held_ != g.key.as_string()) {
         p.skip = true;
         return p;
@@ -189,11 +191,13 @@ class LockClient : public harness::StatefulClient {
 
   Completion Invoke(const Operation& op) noexcept override {
     if (op.f == "resource-write") return Write(op);
-    if (op.f != "acquire" && op.f != "release" && op.f != "renew") {
+    const bool take = op.f == words_.take;
+    const bool give = op.f == words_.give;
+    if (!take && !give && op.f != "renew") {
       return Done(Outcome::kFail, op.value, "unsupported-op " + op.f);
     }
     if (inner_ == nullptr) return Done(Outcome::kFail, op.value, "no-client");
-    if (op.f == "acquire") {
+    if (take) {
       Completion c = inner_->Invoke({"acquire", op.key, Value::Int(ttl_ms_)});
       if (c.type == Outcome::kOk && op.key.is_string()) {
         held_ = op.key.as_string();
@@ -202,9 +206,10 @@ class LockClient : public harness::StatefulClient {
       if (c.type != Outcome::kOk) c.value = op.value;
       return c;
     }
-    Completion c = inner_->Invoke(op);
-    if (op.f == "release" || c.type == Outcome::kFail) {
-      held_.reset();  // released, or not held any more
+    Completion c =
+        inner_->Invoke({give ? "release" : "renew", op.key, op.value});
+    if (give || c.type == Outcome::kFail) {
+      held_.reset();  // given back, or not held any more (deposed)
       token_.reset();
     }
     if (c.type == Outcome::kOk) c.value = op.value;
@@ -235,32 +240,36 @@ class LockClient : public harness::StatefulClient {
   std::unique_ptr<harness::Client> inner_;
   const Resources* resources_;
   int ttl_ms_;
+  HoldWords words_;
   std::optional<std::string> held_;
   std::optional<std::int64_t> token_;
 };
 
+std::vector<std::string> LockNames(int n) {
+  std::vector<std::string> names;
+  for (int i = 0; i < n; ++i) names.push_back(LockName(i));
+  return names;
+}
+
 class LockWorkload : public harness::Workload {
  public:
-  explicit LockWorkload(const harness::WorkloadSpec& spec) : spec_(spec) {
-    for (int i = 0; i < spec.locks; ++i) {
-      resources_[ResourceName(LockName(i))] =
-          std::make_unique<ProtectedResource>(spec.fenced);
-    }
-  }
+  explicit LockWorkload(const harness::WorkloadSpec& spec)
+      : spec_(spec),
+        resources_(MakeResources(LockNames(spec.locks), spec.fenced)) {}
 
   std::string name() const override { return "lock"; }
 
   std::unique_ptr<harness::WorkerGenerator> ForWorker(
       int worker, std::uint64_t seed) override {
-    return std::make_unique<LockGenerator>(spec_, worker, seed);
+    return MakeHoldGenerator(spec_, {LockNames(spec_.locks), {}, false}, worker,
+                             seed);
   }
 
   std::vector<Operation> FinalOps() override { return {}; }
 
   std::unique_ptr<harness::Client> WrapClient(
       std::unique_ptr<harness::Client> inner) override {
-    return std::make_unique<LockClient>(std::move(inner), &resources_,
-                                        spec_.ttl_ms);
+    return MakeHoldClient(std::move(inner), &resources_, spec_.ttl_ms, {});
   }
 
   std::vector<checkers::Verdict> Check(
@@ -273,10 +282,31 @@ class LockWorkload : public harness::Workload {
 
  private:
   harness::WorkloadSpec spec_;
-  Resources resources_;  // fixed after construction; each is thread-safe
+  Resources resources_;
 };
 
 }  // namespace
+
+Resources MakeResources(const std::vector<std::string>& locks, bool fenced) {
+  Resources r;
+  for (const auto& lock : locks) {
+    r[ResourceName(lock)] = std::make_unique<ProtectedResource>(fenced);
+  }
+  return r;
+}
+
+std::unique_ptr<harness::WorkerGenerator> MakeHoldGenerator(
+    const harness::WorkloadSpec& spec, HoldPlan plan, int worker,
+    std::uint64_t seed) {
+  return std::make_unique<HoldGenerator>(spec, std::move(plan), worker, seed);
+}
+
+std::unique_ptr<harness::StatefulClient> MakeHoldClient(
+    std::unique_ptr<harness::Client> inner, const Resources* resources,
+    int ttl_ms, HoldWords words) {
+  return std::make_unique<HoldClient>(std::move(inner), resources, ttl_ms,
+                                      std::move(words));
+}
 
 std::unique_ptr<harness::Workload> MakeLockWorkload(
     const harness::WorkloadSpec& spec) {

@@ -26,10 +26,12 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "harness/spec.h"
 #include "harness/workload.h"
@@ -67,6 +69,51 @@ class ProtectedResource {
 // Lock names are "lock0".."lock<locks-1>"; resources "<lock>-resource".
 std::string LockName(int i);
 std::string ResourceName(const std::string& lock);
+
+// ---- Pieces shared by the lock and election workloads ----
+
+// Resources by name ("<lock>-resource"), shared by every client of a run.
+// Fixed after construction; each resource is thread-safe.
+using Resources = std::map<std::string, std::unique_ptr<ProtectedResource>>;
+Resources MakeResources(const std::vector<std::string>& locks, bool fenced);
+
+// How holds appear in the history: the lock workload records
+// acquire/release, the election workload campaign/resign. The target's
+// client always gets acquire/renew/release.
+struct HoldWords {
+  std::string take = "acquire";
+  std::string give = "release";
+};
+
+// What one worker does, hold after hold: take one of `names` (chosen
+// uniformly), make spec.writes_per_hold resource writes spread over
+// spec.hold_ms, give it back. With `renew_before_writes` each write is
+// preceded by a renew (a candidate checks that it still leads; a stall
+// then falls between the renew and the write, where a paused leader does
+// its damage); without it the stall delays the write itself.
+struct HoldPlan {
+  std::vector<std::string> names;
+  HoldWords words;
+  bool renew_before_writes = false;
+};
+
+// The generated (not yet recorded) operations: take (value null), renew and
+// give (value {"delay_ms"}), resource-write (key "<name>-resource", value
+// {"value", "delay_ms"}; values unique per run: n * concurrency + worker +
+// 1). Pure and seeded.
+std::unique_ptr<harness::WorkerGenerator> MakeHoldGenerator(
+    const harness::WorkloadSpec& spec, HoldPlan plan, int worker,
+    std::uint64_t seed);
+
+// The stateful wrapper of a target client (see the top of this file): it
+// keeps the hold (name, token), skips writes/renews/gives without a hold,
+// fills in tokens, serves resource writes from `resources` and maps `words`
+// onto the target's acquire (value = ttl_ms) and release. A renew or give
+// that fails ends the hold (a deposed leader stops writing). `resources`
+// must outlive the client.
+std::unique_ptr<harness::StatefulClient> MakeHoldClient(
+    std::unique_ptr<harness::Client> inner, const Resources* resources,
+    int ttl_ms, HoldWords words);
 
 std::unique_ptr<harness::Workload> MakeLockWorkload(
     const harness::WorkloadSpec& spec);

@@ -445,9 +445,11 @@ harness::Status EtcdTarget::Teardown(const std::string& log_dir) {
 
 Result<std::unique_ptr<harness::Client>> EtcdTarget::OpenClient(
     const Node& node, const std::string& workload) {
-  if (workload != "register") {
+  // The lock vocabulary (acquire/renew/release) serves the lock and the
+  // election workloads (the election asks for "lock").
+  if (workload != "register" && workload != "lock") {
     return Fail("etcd: no client for workload '" + workload +
-                "' (supported: register)");
+                "' (supported: register, lock)");
   }
   std::string ip;
   {
@@ -461,6 +463,8 @@ Result<std::unique_ptr<harness::Client>> EtcdTarget::OpenClient(
   options.ip = ip;
   options.op_timeout_ms = workload_.op_timeout_ms;
   options.serializable_reads = spec_.serializable_reads;
+  options.lock_ttl_ms = workload_.ttl_ms;
+  options.acquire_timeout_ms = workload_.op_timeout_ms;
   return std::unique_ptr<harness::Client>(
       std::make_unique<EtcdClient>(std::move(options)));
 }

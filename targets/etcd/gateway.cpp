@@ -229,6 +229,126 @@ Result<bool> ParseHealthReply(std::string_view body) {
   return Fail("health: malformed health field");
 }
 
+Result<std::string> LockPrefix(const Value& name) {
+  if (!name.is_string() || name.as_string().empty() ||
+      name.as_string().find('/') != std::string::npos) {
+    return Fail("unsupported lock name " + name.ToJson() +
+                " (lock names are non-empty strings without '/')");
+  }
+  return std::string(kLockPrefix) + name.as_string() + "/";
+}
+
+std::string PrefixEnd(std::string_view prefix) {
+  std::string end(prefix);
+  for (std::size_t i = end.size(); i-- > 0;) {
+    const auto c = static_cast<unsigned char>(end[i]);
+    if (c < 0xff) {
+      end[i] = static_cast<char>(c + 1);
+      end.resize(i + 1);
+      return end;
+    }
+  }
+  return std::string(1, '\0');  // every key (etcd's convention)
+}
+
+std::string LeaseGrantRequest(std::int64_t ttl_s) {
+  return json{{"TTL", ttl_s}}.dump();
+}
+
+std::string LeaseIdRequest(std::int64_t lease_id) {
+  return json{{"ID", std::to_string(lease_id)}}.dump();
+}
+
+std::string PutWithLeaseRequest(std::string_view key, std::string_view value,
+                                std::int64_t lease_id) {
+  json req = {{"key", Base64Encode(key)}, {"value", Base64Encode(value)}};
+  if (lease_id != 0) req["lease"] = std::to_string(lease_id);
+  return req.dump();
+}
+
+std::string PrefixKeysRequest(std::string_view prefix) {
+  json req = {{"key", Base64Encode(prefix)},
+              {"range_end", Base64Encode(PrefixEnd(prefix))},
+              {"sort_order", "ASCEND"},
+              {"sort_target", "CREATE"},
+              {"keys_only", true}};
+  return req.dump();
+}
+
+std::string DeleteRequest(std::string_view key) {
+  return json{{"key", Base64Encode(key)}}.dump();
+}
+
+namespace {
+
+Result<LeaseReply> LeaseFields(const json& obj, const char* what) {
+  auto id = IntField<std::int64_t>(obj, "ID", 0);
+  auto ttl = IntField<std::int64_t>(obj, "TTL", 0);
+  if (!id || !ttl) return Fail(std::string(what) + ": malformed ID or TTL");
+  LeaseReply r;
+  r.id = *id;
+  r.ttl_s = *ttl;
+  return r;
+}
+
+}  // namespace
+
+Result<LeaseReply> ParseLeaseGrantReply(std::string_view body) {
+  auto doc = ParseObject(body);
+  if (!doc || !HasHeader(*doc)) return Fail("lease grant: unexpected reply");
+  auto r = LeaseFields(*doc, "lease grant");
+  if (!r) return r;
+  if (r->id == 0 || r->ttl_s <= 0) return Fail("lease grant: no lease");
+  return r;
+}
+
+Result<LeaseReply> ParseKeepAliveReply(std::string_view body) {
+  // A stream of newline-separated messages; the first one answers.
+  std::string_view first = body.substr(0, body.find('\n'));
+  auto doc = ParseObject(first);
+  if (!doc) return Fail("keepalive: unexpected reply");
+  auto result = doc->find("result");
+  if (result == doc->end() || !result->is_object()) {
+    return Fail("keepalive: " + ErrorSummary(first));
+  }
+  return LeaseFields(*result, "keepalive");
+}
+
+Result<std::int64_t> ParseHeaderRevision(std::string_view body) {
+  auto doc = ParseObject(body);
+  if (!doc || !HasHeader(*doc)) return Fail("unexpected reply");
+  auto rev = IntField<std::int64_t>((*doc)["header"], "revision", 0);
+  if (!rev || *rev <= 0) return Fail("reply without header.revision");
+  return *rev;
+}
+
+Result<std::vector<KeyRevision>> ParseKeysReply(std::string_view body) {
+  auto doc = ParseObject(body);
+  if (!doc || !HasHeader(*doc)) return Fail("range: unexpected reply");
+  std::vector<KeyRevision> keys;
+  auto kvs = doc->find("kvs");
+  if (kvs == doc->end() || kvs->is_null()) return keys;
+  if (!kvs->is_array()) return Fail("range: kvs is not an array");
+  for (const auto& kv : *kvs) {
+    if (!kv.is_object()) return Fail("range: kv is not an object");
+    auto key = BytesField(kv, "key");
+    auto rev = IntField<std::int64_t>(kv, "create_revision", 0);
+    if (!key || key->empty() || !rev || *rev <= 0) {
+      return Fail("range: kv without key or create_revision");
+    }
+    keys.push_back({std::move(*key), *rev});
+  }
+  return keys;
+}
+
+Result<std::int64_t> ParseDeleteReply(std::string_view body) {
+  auto doc = ParseObject(body);
+  if (!doc || !HasHeader(*doc)) return Fail("delete: unexpected reply");
+  auto deleted = IntField<std::int64_t>(*doc, "deleted", 0);
+  if (!deleted || *deleted < 0) return Fail("delete: malformed deleted");
+  return *deleted;
+}
+
 std::string ErrorSummary(std::string_view body, std::size_t max_len) {
   std::string out;
   auto doc = ParseObject(body);

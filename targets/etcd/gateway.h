@@ -80,6 +80,53 @@ harness::Result<std::vector<Member>> ParseMemberList(std::string_view body);
 // GET /health: {"health":"true"} -> true, {"health":"false"} -> false.
 harness::Result<bool> ParseHealthReply(std::string_view body);
 
+// ---- Locks (etcd's concurrency-package recipe; see etcd_client.h) ----
+//
+// A lock L lives under the prefix "/faultline-lock/L/"; each contender puts
+// "<prefix><lease id in hex>" with its lease, and the key with the lowest
+// create revision holds the lock.
+inline constexpr std::string_view kLockPrefix = "/faultline-lock/";
+
+// "/faultline-lock/<name>/" for a non-empty string name without '/'.
+harness::Result<std::string> LockPrefix(const checkers::Value& name);
+// The first key after every key that starts with `prefix` (its range_end).
+std::string PrefixEnd(std::string_view prefix);
+
+// POST /v3/lease/grant {"TTL": ttl_s}.
+std::string LeaseGrantRequest(std::int64_t ttl_s);
+// {"ID": "<id>"}: the body of /v3/lease/keepalive and /v3/lease/revoke.
+std::string LeaseIdRequest(std::int64_t lease_id);
+// Put with a lease (0: none).
+std::string PutWithLeaseRequest(std::string_view key, std::string_view value,
+                                std::int64_t lease_id);
+// All keys under `prefix` (keys only), by create revision, oldest first.
+std::string PrefixKeysRequest(std::string_view prefix);
+// Delete one key.
+std::string DeleteRequest(std::string_view key);
+
+struct LeaseReply {
+  std::int64_t id = 0;
+  std::int64_t ttl_s = 0;  // 0 (omitted): the lease does not exist any more
+};
+// A grant reply ({"header", "ID", "TTL"}); an ID of 0 or a TTL <= 0 is an
+// error (the gateway puts a failed grant in `error`).
+harness::Result<LeaseReply> ParseLeaseGrantReply(std::string_view body);
+// The first message of a keepalive stream ({"result": {"ID", "TTL"}}); TTL
+// omitted means the lease is gone. A stream error ({"error": ...}) is an
+// error.
+harness::Result<LeaseReply> ParseKeepAliveReply(std::string_view body);
+// header.revision of a reply (put: the revision that created a new key).
+harness::Result<std::int64_t> ParseHeaderRevision(std::string_view body);
+
+struct KeyRevision {
+  std::string key;  // raw bytes
+  std::int64_t create_revision = 0;
+};
+// The kvs of a range reply, in reply order (empty when none).
+harness::Result<std::vector<KeyRevision>> ParseKeysReply(std::string_view body);
+// The `deleted` count of a deleterange reply (omitted: 0).
+harness::Result<std::int64_t> ParseDeleteReply(std::string_view body);
+
 // A short description of a gateway error body
 // ({"error":"etcdserver: request timed out","code":14,...}), at most
 // `max_len` bytes; the raw body (truncated) when it is not such an object.
