@@ -18,6 +18,10 @@ const KnownNames& Known() {
                   {"raftkv",
                    "raftkv, this repository's own Raft key-value and lock "
                    "server (RESP), one node per namespace",
+                   1},
+                  {"redis",
+                   "Redis 7 primary + replicas with one Sentinel per node "
+                   "(failover)",
                    1}},
       .workloads = {{"register",
                      "read / write / compare-and-set on independent keys; "
@@ -26,7 +30,7 @@ const KnownNames& Known() {
                     {"lock",
                      "acquire a named lock (TTL lease), write a protected "
                      "resource with the fencing token, release; checked "
-                     "for mutual exclusion and fencing (raftkv)",
+                     "for mutual exclusion and fencing (raftkv, redis)",
                      1}},
       .faults = {{"partition",
                   "cut network links between groups of nodes (shape from "
@@ -44,7 +48,18 @@ const KnownNames& Known() {
                   "hold every packet that nodes chosen by nemesis.targets "
                   "receive from the other nodes for nemesis.delay_ms "
                   "(NFQUEUE + faultline-netdelay); heals by releasing them",
-                  2}},
+                  2},
+                 {"loss",
+                  "drop a share (nemesis.loss_probability) of the packets "
+                  "nodes chosen by nemesis.targets receive from the other "
+                  "nodes (iptables statistic); heals by removing the rules",
+                  2},
+                 {"clock",
+                  "step (nemesis.clock_offset_ms) and/or drift "
+                  "(nemesis.clock_rate) the clocks of nodes chosen by "
+                  "nemesis.targets through libfaketime (not etcd); heals by "
+                  "resetting them",
+                  1}},
       .partition_shapes =
           {{"one", "isolate one random node from all others", 2},
            {"leader", "isolate the current leader from all others", 2},
@@ -248,6 +263,19 @@ std::string DescribeSpec(const TestSpec& s) {
     o += "  unsafe: " + Quote(r.unsafe) + "\n";
     o += "  binary: " + Quote(r.binary) + "\n";
     o += "  extra_args: " + Flow(r.extra_args, true) + "\n";
+  } else if (s.target.name == "redis") {
+    const RedisSpec& r = s.target.redis;
+    o += "  down_after_ms: " + std::to_string(r.down_after_ms) + "\n";
+    o += "  failover_timeout_ms: " + std::to_string(r.failover_timeout_ms) +
+         "\n";
+    o += "  min_replicas_to_write: " + std::to_string(r.min_replicas_to_write) +
+         "\n";
+    o += "  min_replicas_max_lag_s: " +
+         std::to_string(r.min_replicas_max_lag_s) + "\n";
+    o += std::string("  appendonly: ") + (r.appendonly ? "true" : "false") +
+         "\n";
+    o += "  binary: " + Quote(r.binary) + "\n";
+    o += "  sentinel_binary: " + Quote(r.sentinel_binary) + "\n";
   } else {
     o += std::string("  pre_vote: ") + (e.pre_vote ? "true" : "false") + "\n";
     o += "  heartbeat_ms: " + std::to_string(e.heartbeat_ms) + "\n";
@@ -282,6 +310,11 @@ std::string DescribeSpec(const TestSpec& s) {
   o += "  partitions: " + Flow(n.partitions, false) + "\n";
   o += "  targets: " + Flow(n.targets, false) + "\n";
   o += "  delay_ms: " + std::to_string(n.delay_ms) + "\n";
+  o += "  loss_probability: " + FormatNumber(n.loss_probability) + "\n";
+  o += "  clock_offset_ms: " + std::to_string(n.clock_offset_ms) + "\n";
+  o += "  clock_rate: " + FormatNumber(n.clock_rate) + "\n";
+  o += std::string("  clock_monotonic: ") +
+       (n.clock_monotonic ? "true" : "false") + "\n";
   o += "checker:\n";
   o += "  timeout: " + FormatNumber(s.checker.timeout_s) + "\n";
   o += "  memory_limit_mb: " + std::to_string(s.checker.memory_limit_mb) + "\n";

@@ -42,6 +42,12 @@ const std::vector<std::pair<std::string, std::string>>& AllKeys() {
       {"target", "check_quorum"},
       {"target", "snapshot_entries"},
       {"target", "unsafe"},
+      {"target", "down_after_ms"},
+      {"target", "failover_timeout_ms"},
+      {"target", "min_replicas_to_write"},
+      {"target", "min_replicas_max_lag_s"},
+      {"target", "appendonly"},
+      {"target", "sentinel_binary"},
       {"workload", "keys"},
       {"workload", "concurrency"},
       {"workload", "rate"},
@@ -64,6 +70,10 @@ const std::vector<std::pair<std::string, std::string>>& AllKeys() {
       {"nemesis", "partitions"},
       {"nemesis", "targets"},
       {"nemesis", "delay_ms"},
+      {"nemesis", "loss_probability"},
+      {"nemesis", "clock_offset_ms"},
+      {"nemesis", "clock_rate"},
+      {"nemesis", "clock_monotonic"},
       {"checker", "timeout"},
       {"checker", "memory_limit_mb"},
       {"checker", "threads"},
@@ -85,6 +95,9 @@ class Parser : public YamlReader {
   void Target(const Item& it);
   std::vector<FieldDef> EtcdFields();
   std::vector<FieldDef> RaftkvFields();
+  std::vector<FieldDef> RedisFields();
+  // The keys of target `name` (etcd's for an unknown name).
+  std::vector<FieldDef> FieldsOf(const std::string& name);
   // Reports a key of another target than the one named (`name_known`:
   // target.name is a known target, else its own error says enough).
   FieldDef Foreign(const std::string& key, const std::string& owner,
@@ -298,6 +311,43 @@ std::vector<FieldDef> Parser::RaftkvFields() {
   };
 }
 
+std::vector<FieldDef> Parser::RedisFields() {
+  RedisSpec& r = spec_->target.redis;
+  return {
+      {"down_after_ms",
+       [&](const Item& x) {
+         Millis(x, 100, 600000, &r.down_after_ms,
+                "sentinel down-after-milliseconds; faultline's default is "
+                "2000 (Redis's own is 30000)");
+       }},
+      {"failover_timeout_ms",
+       [&](const Item& x) {
+         Millis(x, 1000, 3600000, &r.failover_timeout_ms,
+                "sentinel failover-timeout; faultline's default is 6000");
+       }},
+      {"min_replicas_to_write",
+       [&](const Item& x) {
+         Int(x, 0, 8, &r.min_replicas_to_write,
+             "redis min-replicas-to-write; 0 turns it off");
+       }},
+      {"min_replicas_max_lag_s",
+       [&](const Item& x) {
+         Int(x, 1, 3600, &r.min_replicas_max_lag_s,
+             "redis min-replicas-max-lag in seconds; Redis's default is 10");
+       }},
+      {"appendonly", [&](const Item& x) { Bool(x, &r.appendonly); }},
+      {"binary", [&](const Item& x) { Text(x, false, &r.binary); }},
+      {"sentinel_binary",
+       [&](const Item& x) { Text(x, false, &r.sentinel_binary); }},
+  };
+}
+
+std::vector<FieldDef> Parser::FieldsOf(const std::string& name) {
+  if (name == "raftkv") return RaftkvFields();
+  if (name == "redis") return RedisFields();
+  return EtcdFields();
+}
+
 void Parser::Target(const Item& it) {
   Record(it);
   TargetSpec& t = spec_->target;
@@ -323,17 +373,19 @@ void Parser::Target(const Item& it) {
   std::vector<FieldDef> fields = {
       {"name",
        [&](const Item& x) { Enum(x, Known().targets, "target", &t.name); }}};
-  std::vector<FieldDef> own =
-      chosen == "raftkv" ? RaftkvFields() : EtcdFields();
+  std::vector<FieldDef> own = FieldsOf(chosen);
   fields.insert(fields.end(), own.begin(), own.end());
-  // Keys only the other target has get a clear error, not "unknown key".
-  const std::string other = chosen == "raftkv" ? "etcd" : "raftkv";
-  std::vector<FieldDef> theirs =
-      chosen == "raftkv" ? EtcdFields() : RaftkvFields();
-  for (const FieldDef& f : theirs) {
-    bool shared = false;
-    for (const FieldDef& g : own) shared = shared || g.key == f.key;
-    if (!shared) fields.push_back(Foreign(f.key, other, chosen, name_known));
+  // Keys only other targets have get a clear error, not "unknown key"; a
+  // key several others have is named after the first of them.
+  for (const KnownName& other : Known().targets) {
+    if (other.name == chosen) continue;
+    for (const FieldDef& f : FieldsOf(other.name)) {
+      bool taken = false;
+      for (const FieldDef& g : fields) taken = taken || g.key == f.key;
+      if (!taken) {
+        fields.push_back(Foreign(f.key, other.name, chosen, name_known));
+      }
+    }
   }
   WalkMap(it.value, "target", ValueOrigin(it), fields);
 }
@@ -418,6 +470,25 @@ void Parser::Nemesis(const Item& it) {
                }},
               {"delay_ms",
                [&](const Item& x) { Millis(x, 1, 10000, &n.delay_ms); }},
+              {"loss_probability",
+               [&](const Item& x) {
+                 Number(x, Range{0, 1, true, ""}, &n.loss_probability,
+                        "a share of packets: 0.3 drops about 3 in 10");
+               }},
+              {"clock_offset_ms",
+               [&](const Item& x) {
+                 int ms = 0;
+                 if (Millis(x, -86400000, 86400000, &ms,
+                            "at most one day either way"))
+                   n.clock_offset_ms = ms;
+               }},
+              {"clock_rate",
+               [&](const Item& x) {
+                 Number(x, Range{0.01, 100, false, ""}, &n.clock_rate,
+                        "1 is real speed, 2 twice as fast, 0.5 half");
+               }},
+              {"clock_monotonic",
+               [&](const Item& x) { Bool(x, &n.clock_monotonic); }},
           });
 }
 

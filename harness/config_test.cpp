@@ -814,7 +814,7 @@ workload:
   CHECK(p.line == 5);
   ConfigError etcd = OnlyError(
       Load("name: x\ntarget: {name: etcd}\nworkload: {name: lock}\n"));
-  CHECK(Contains(etcd.message, "raftkv only"));
+  CHECK(Contains(etcd.message, "raftkv, redis"));
   // The register mix is not used by the lock workload.
   CHECK(Load("name: x\ntarget: {name: raftkv}\nworkload:\n  name: lock\n"
              "  mix: {read: 0, write: 0, cas: 0}\n")
@@ -865,4 +865,41 @@ TEST_CASE("delay fault: delay_ms, follower selector, targets needed",
     CHECK(k.spec->nemesis.faults == std::vector<std::string>{"delay"});
     CHECK(k.spec->nemesis.delay_ms == 600);
   }
+}
+
+TEST_CASE("redis target keys: defaults, ranges, foreign keys, round trip",
+          "[config][redis]") {
+  LoadResult d = Load("name: x\ntarget: {name: redis}\n");
+  REQUIRE(d.ok());
+  CHECK(d.spec->target.redis.down_after_ms == 2000);
+  CHECK(d.spec->target.redis.min_replicas_to_write == 0);
+  LoadResult r = Load(
+      "name: x\ntarget:\n  name: redis\n  down_after_ms: 1s\n"
+      "  min_replicas_to_write: 1\n  min_replicas_max_lag_s: 3\n"
+      "  appendonly: true\nworkload: {name: lock}\n");
+  INFO(r.FormatErrors());
+  REQUIRE(r.ok());
+  CHECK(r.spec->target.redis.down_after_ms == 1000);
+  CHECK(r.spec->target.redis.min_replicas_to_write == 1);
+  CHECK(r.spec->target.redis.min_replicas_max_lag_s == 3);
+  CHECK(r.spec->target.redis.appendonly);
+  LoadResult again = LoadConfigText(DescribeSpec(*r.spec), "described");
+  INFO(again.FormatErrors());
+  REQUIRE(again.ok());
+  CHECK(again.spec->target == r.spec->target);
+
+  ConfigError range = OnlyError(
+      Load("name: x\ntarget:\n  name: redis\n  down_after_ms: 50\n"));
+  CHECK(range.line == 4);
+  ConfigError foreign = OnlyError(
+      Load("name: x\ntarget:\n  name: redis\n  heartbeat_ms: 50\n"));
+  CHECK(foreign.line == 4);
+  CHECK(Contains(foreign.message, "etcd"));
+  ConfigError other = OnlyError(
+      Load("name: x\ntarget:\n  name: raftkv\n  down_after_ms: 500\n"));
+  CHECK(Contains(other.message, "redis"));
+  ConfigError too_many = OnlyError(
+      Load("name: x\ncluster: {nodes: 3}\ntarget:\n  name: redis\n"
+           "  min_replicas_to_write: 3\n"));
+  CHECK(Contains(too_many.message, "min_replicas_to_write"));
 }

@@ -186,6 +186,57 @@ void CheckNemesis(const TestSpec& s, const Provenance& prov,
   }
 }
 
+// The loss and clock faults (nemesis/loss.h, harness/clock.h).
+void CheckLossAndClock(const TestSpec& s, const Provenance& prov,
+                       Diagnostics* diag) {
+  const NemesisSpec& n = s.nemesis;
+  if (prov.AnyBad({"nemesis.faults"})) return;
+  const bool loss = Has(n.faults, "loss"), clock = Has(n.faults, "clock");
+  if ((loss || clock) && n.targets.empty() &&
+      !prov.AnyBad({"nemesis.targets"})) {
+    diag->Add(prov.Blame({"nemesis.targets", "nemesis.faults"}),
+              std::string("nemesis.targets is empty, but nemesis.faults has ") +
+                  (loss ? "loss" : "clock"),
+              "list at least one node selector, e.g. `targets: [one]`");
+  }
+  if (!clock) return;
+  // Targets whose processes read time through libc, so libfaketime can
+  // move their clocks. Not etcd: Go reads the vDSO and ignores it.
+  static const std::vector<std::string> kClockTargets = {"raftkv"};
+  if (std::find(kClockTargets.begin(), kClockTargets.end(), s.target.name) ==
+          kClockTargets.end() &&
+      !prov.AnyBad({"target.name"})) {
+    diag->Add(prov.Blame({"nemesis.faults", "target.name"}),
+              "the clock fault cannot move the clocks of " + s.target.name +
+                  (s.target.name == "etcd"
+                       ? " (Go reads time through the vDSO, which "
+                         "libfaketime does not reach)"
+                       : "") +
+                  "; it works for " + JoinNames(kClockTargets),
+              "remove clock from nemesis.faults, or set target.name to " +
+                  JoinNames(kClockTargets));
+  }
+  if (prov.AnyBad({"nemesis.clock_offset_ms", "nemesis.clock_rate",
+                   "nemesis.clock_monotonic"}))
+    return;
+  if (n.clock_offset_ms == 0 && n.clock_rate == 1.0) {
+    diag->Add(prov.Blame({"nemesis.faults", "nemesis.clock_offset_ms",
+                          "nemesis.clock_rate"}),
+              "nemesis.faults has clock, but clock_offset_ms is 0 and "
+              "clock_rate is 1, so the fault would not change any clock",
+              "set `clock_offset_ms: 5000` (a step) and/or `clock_rate: 2` "
+              "(a drift)");
+  }
+  if (n.clock_monotonic && n.clock_offset_ms < 0) {
+    diag->Add(prov.Blame({"nemesis.clock_offset_ms",
+                          "nemesis.clock_monotonic"}),
+              "clock_offset_ms is negative while clock_monotonic is true: "
+              "that steps CLOCK_MONOTONIC back, which no real clock does",
+              "use a positive clock_offset_ms, a clock_rate below 1 to slow "
+              "the clock, or `clock_monotonic: false`");
+  }
+}
+
 void CheckCluster(const TestSpec& s, const Provenance& prov,
                   Diagnostics* diag) {
   if (prov.AnyBad({"cluster.subnet", "cluster.nodes"})) return;
@@ -257,7 +308,26 @@ void CheckRaftkv(const TestSpec& s, const Provenance& prov, Diagnostics* diag) {
   }
 }
 
+void CheckRedis(const TestSpec& s, const Provenance& prov, Diagnostics* diag) {
+  const int replicas = s.cluster.nodes - 1;
+  const int wanted = s.target.redis.min_replicas_to_write;
+  if (wanted > replicas &&
+      !prov.AnyBad({"target.min_replicas_to_write", "cluster.nodes"})) {
+    diag->Add(prov.Blame({"target.min_replicas_to_write", "cluster.nodes"}),
+              "target.min_replicas_to_write (" + std::to_string(wanted) +
+                  ") is more than the " + std::to_string(replicas) +
+                  " replicas of a " + std::to_string(s.cluster.nodes) +
+                  "-node cluster; the primary would refuse every write",
+              "set min_replicas_to_write to at most " +
+                  std::to_string(replicas) + " (0 turns it off)");
+  }
+}
+
 void CheckTarget(const TestSpec& s, const Provenance& prov, Diagnostics* diag) {
+  if (s.target.name == "redis") {
+    CheckRedis(s, prov, diag);
+    return;
+  }
   if (s.target.name == "raftkv") {
     CheckRaftkv(s, prov, diag);
     return;
@@ -284,12 +354,17 @@ void CheckWorkload(const TestSpec& s, const Provenance& prov,
                    Diagnostics* diag) {
   const WorkloadSpec& w = s.workload;
   if (w.name == "lock") {
-    if (s.target.name != "raftkv" && !prov.AnyBad({"workload.name"}) &&
+    // The targets whose client implements acquire/renew/release.
+    static const std::vector<std::string> kLockTargets = {"raftkv", "redis"};
+    const bool has_lock_client =
+        std::find(kLockTargets.begin(), kLockTargets.end(), s.target.name) !=
+        kLockTargets.end();
+    if (!has_lock_client && !prov.AnyBad({"workload.name"}) &&
         !prov.AnyBad({"target.name"})) {
       diag->Add(prov.Blame({"workload.name", "target.name"}),
-                "the lock workload has a client for raftkv only, not " +
-                    s.target.name,
-                "set target.name to raftkv");
+                "the lock workload has a client for " + JoinNames(kLockTargets) +
+                    " only, not " + s.target.name,
+                "set target.name to one of " + JoinNames(kLockTargets));
     }
     return;  // the mix is not used
   }
@@ -314,6 +389,7 @@ void ValidateCrossField(const TestSpec& spec, const Provenance& prov,
   CheckTarget(spec, prov, diag);
   CheckWorkload(spec, prov, diag);
   CheckNemesis(spec, prov, diag);
+  CheckLossAndClock(spec, prov, diag);
 }
 
 }  // namespace faultline::harness::config_internal

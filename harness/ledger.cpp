@@ -18,6 +18,7 @@
 #include <sstream>
 #include <thread>
 
+#include "harness/clock.h"
 #include "harness/netns.h"
 #include "harness/process.h"
 
@@ -184,7 +185,7 @@ Status DeleteLink(const std::string& name, std::vector<std::string>* log) {
 
 int Rank(const std::string& kind) {
   static const std::map<std::string, int> kRanks = {
-      {"stop", 0},  {"iptables", 1}, {"process", 2}, {"veth", 4},
+      {"stop", 0},  {"iptables", 1}, {"process", 2}, {"faketime", 3}, {"veth", 4},
       {"netns", 5}, {"hostrule", 6}, {"bridge", 7},  {"dir", 8}};
   auto it = kRanks.find(kind);
   return it == kRanks.end() ? 9 : it->second;
@@ -379,6 +380,21 @@ Status UndoLedgerEntry(const LedgerEntry& e, std::vector<std::string>* log) {
     if (ec) return Fail("cannot remove " + e.name + ": " + ec.message());
     Log(log, "rm -r " + e.name);
     return Ok();
+  }
+  if (e.kind == "faketime") {
+    // The clock fault's node files (harness/clock.h), then what libfaketime
+    // leaves in /dev/shm for processes that did not exit normally.
+    std::filesystem::path p(e.name);
+    std::error_code ec;
+    if (p.filename() != "faketime" ||
+        p.parent_path().filename().string().rfind("faultline-", 0) != 0) {
+      Log(log, "not removing " + e.name + ": not a faultline-*/faketime dir");
+    } else if (std::filesystem::exists(p, ec)) {
+      std::filesystem::remove_all(p, ec);
+      if (ec) return Fail("cannot remove " + e.name + ": " + ec.message());
+      Log(log, "rm -r " + e.name);
+    }
+    return RemoveStaleFaketimeShm(log);
   }
   if (e.kind == "healed" || e.kind == "closed") return Ok();
   Log(log, "unknown ledger entry kind '" + e.kind + "' (seq " +

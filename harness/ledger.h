@@ -12,6 +12,9 @@
 //   stop     {pid,start_time}    SIGCONT (only if start_time still matches)
 //   hostrule {name}              iptables -D FORWARD -i <name> -o <name>
 //                                -j ACCEPT on the host (bridge <name>)
+//   faketime {name}              remove the clock fault's directory <name>
+//                                (only a "faultline-*/faketime" one) and
+//                                libfaketime's /dev/shm files of dead pids
 //   dir      {name}              remove the directory tree <name>; only done
 //                                when its last component starts with
 //                                "faultline-" (a run's scratch directory)
@@ -82,8 +85,9 @@ class Ledger {
 Result<std::vector<LedgerEntry>> ReadLedger(const std::string& path);
 
 // Undoes every entry not marked healed, in a safe order: SIGCONT stopped
-// processes, flush iptables, kill processes, delete veths, namespaces,
-// bridges. Idempotent; reports what it did, one line per action, in `log`.
+// processes, flush iptables, kill processes, remove faketime files, delete
+// veths, namespaces, bridges. Idempotent; reports what it did, one line per
+// action, in `log`.
 Status HealLedger(const std::string& path, std::vector<std::string>* log);
 
 // Heals every run listed in `index_dir`, then removes their index files.

@@ -68,10 +68,25 @@ struct RaftkvSpec {
   bool operator==(const RaftkvSpec&) const = default;
 };
 
+// Redis 7 with Sentinel (docs/targets/redis.md): per node one redis-server
+// (n1 starts as primary, the others replicate it) and one redis-sentinel.
+struct RedisSpec {
+  int down_after_ms = 2000;          // [down_after_ms] 100..600000, sentinel
+                                     // down-after-milliseconds
+  int failover_timeout_ms = 6000;    // [failover_timeout_ms] 1000..3600000
+  int min_replicas_to_write = 0;     // [min_replicas_to_write] 0..8, 0 = off
+  int min_replicas_max_lag_s = 10;   // [min_replicas_max_lag_s] 1..3600
+  bool appendonly = false;           // [appendonly]
+  std::string binary = "redis-server";             // [binary]
+  std::string sentinel_binary = "redis-sentinel";  // [sentinel_binary]
+  bool operator==(const RedisSpec&) const = default;
+};
+
 struct TargetSpec {
-  std::string name = "etcd";  // [name] "etcd" | "raftkv"
+  std::string name = "etcd";  // [name] "etcd" | "raftkv" | "redis"
   EtcdSpec etcd;              // etcd's keys, flat under `target:`
   RaftkvSpec raftkv;          // raftkv's keys, flat under `target:`
+  RedisSpec redis;            // redis's keys, flat under `target:`
   bool operator==(const TargetSpec&) const = default;
 };
 

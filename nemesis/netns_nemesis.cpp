@@ -111,6 +111,8 @@ Result<Value> NetnsNemesis::Start(const harness::FaultStep& step) {
   if (step.kind == "pause" || step.kind == "kill")
     return StartProcessFault(step);
   if (step.kind == "delay") return StartDelay(step);
+  if (step.kind == "loss") return StartLoss(step);    // nemesis/loss.cpp
+  if (step.kind == "clock") return StartClock(step);  // nemesis/clock.cpp
   return Fail("nemesis: unknown fault kind '" + step.kind + "'");
 }
 
@@ -382,6 +384,10 @@ Result<Value> NetnsNemesis::StopLocked() {
       if (s.ok()) ledger_.MarkHealed(a.seqs[k]);
     } else if (a.kind == "delay") {
       s = StopDelayOn(k);
+    } else if (a.kind == "loss") {
+      s = StopLossOn(k);
+    } else if (a.kind == "clock") {
+      s = StopClockOn(k);
     } else if (a.kind == "pause") {
       s = target_.Resume(node);
     } else {
@@ -391,7 +397,7 @@ Result<Value> NetnsNemesis::StopLocked() {
       done.push_back(a.nodes[k]);
     } else {
       left.push_back(a.nodes[k]);
-      if (a.kind == "partition" || a.kind == "delay")
+      if (a.kind == "partition" || a.kind == "delay" || a.kind == "loss")
         left_seqs.push_back(a.seqs[k]);
       if (a.kind == "delay") {
         left_pids.push_back(a.pids[k]);
@@ -401,6 +407,8 @@ Result<Value> NetnsNemesis::StopLocked() {
     }
   }
   const std::string kind = a.kind;
+  Value::Object details = std::move(details_);
+  details_.clear();
   if (!errors.empty()) {
     a.nodes = left;
     a.seqs = left_seqs;
@@ -410,11 +418,18 @@ Result<Value> NetnsNemesis::StopLocked() {
   }
   active_.reset();
   std::sort(done.begin(), done.end());
-  const char* verb = kind == "partition" || kind == "delay" ? "healed"
-                     : kind == "pause"                      ? "resumed"
-                                                            : "restarted";
-  return Value::MakeObject(
-      {{"kind", Value::String(kind)}, {verb, Names(nodes, done)}});
+  const char* verb = kind == "partition" || kind == "delay" ||
+                             kind == "loss" || kind == "clock"
+                         ? "healed"
+                     : kind == "pause" ? "resumed"
+                                       : "restarted";
+  Value::Object out = {{"kind", Value::String(kind)},
+                       {verb, Names(nodes, done)}};
+  // loss: packets dropped per node; clock: fake - real per node after heal.
+  if (!details.empty())
+    out.emplace_back(kind == "loss" ? "dropped" : "offset_ms",
+                     Value::MakeObject(std::move(details)));
+  return Value::MakeObject(std::move(out));
 }
 
 Status NetnsNemesis::HealAll() {

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/clock.h"
 #include "harness/cluster.h"
 #include "harness/ledger.h"
 #include "harness/nemesis.h"
@@ -63,6 +64,10 @@ class NetnsNemesis : public harness::Nemesis {
   // next to the running executable, then PATH. Call before Start.
   void SetNetdelayBinary(std::string path) { netdelay_binary_ = path; }
 
+  // The clocks "clock" skews (the target's, see harness/clock.h); without
+  // one, "clock" fails. Call before Start.
+  void SetClock(harness::ClockControl* clock) { clock_ = clock; }
+
  private:
   struct Active {
     std::string kind;
@@ -80,6 +85,12 @@ class NetnsNemesis : public harness::Nemesis {
   harness::Status StartDelayOn(int who, const harness::FaultStep& s,
                                const std::string& binary);
   harness::Status StopDelayOn(std::size_t k);
+  // "loss" (nemesis/loss.cpp) and "clock" (nemesis/clock.cpp).
+  harness::Result<checkers::Value> StartLoss(const harness::FaultStep& s);
+  harness::Status StopLossOn(std::size_t k);
+  harness::Result<checkers::Value> StartClock(const harness::FaultStep& s);
+  harness::Status StopClockOn(std::size_t k);
+  std::vector<std::string> PeerSources(int who) const;
   harness::Result<std::vector<int>> SelectNodes(const std::string& selector,
                                                 std::uint64_t seed,
                                                 bool* leader_known);
@@ -92,6 +103,9 @@ class NetnsNemesis : public harness::Nemesis {
   std::mutex mu_;
   std::optional<Active> active_;
   std::string netdelay_binary_;
+  harness::ClockControl* clock_ = nullptr;
+  double loss_probability_ = 0;      // loss: the active rules' probability
+  checkers::Value::Object details_;  // loss/clock: per healed node, for Stop
 };
 
 }  // namespace faultline::nemesis

@@ -1,0 +1,251 @@
+#include "harness/clock.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <system_error>
+
+#include "harness/ledger.h"
+#include "harness/store.h"
+
+namespace faultline::harness {
+namespace {
+
+double RealNow() {
+  return std::chrono::duration<double>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string Fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+// Up to 6 decimals, trailing zeros cut: "2", "1.5", "0.001".
+std::string Short(double v) {
+  std::string s = Fixed(v, 6);
+  while (!s.empty() && s.back() == '0') s.pop_back();
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s;
+}
+
+bool Alive(int pid) { return kill(pid, 0) == 0 || errno == EPERM; }
+
+// The pid in "<prefix><digits>", or -1.
+int PidAfter(const std::string& name, const std::string& prefix) {
+  if (name.rfind(prefix, 0) != 0 || name.size() == prefix.size()) return -1;
+  long long pid = 0;
+  for (std::size_t i = prefix.size(); i < name.size(); ++i) {
+    if (name[i] < '0' || name[i] > '9') return -1;
+    pid = pid * 10 + (name[i] - '0');
+    if (pid > 4'194'304) return -1;  // above PID_MAX_LIMIT
+  }
+  return pid > 0 ? static_cast<int>(pid) : -1;
+}
+
+}  // namespace
+
+FakeClock FakeClock::Skewed(double now, double step_s, double new_rate) const {
+  return FakeClock{now, At(now) + step_s, new_rate};
+}
+
+FakeClock FakeClock::Reset(double now, bool keep_offset) const {
+  return FakeClock{now, keep_offset ? At(now) : now, 1.0};
+}
+
+std::string FaketimeSpec(const FakeClock& clock, double now) {
+  if (clock.rate == 1.0) {
+    const double off = clock.OffsetAt(now);
+    if (std::fabs(off) < 5e-7) return "+0 x1";
+    return (off < 0 ? "" : "+") + Fixed(off, 6) + " x1";
+  }
+  return "@" + Fixed(clock.At(now), 6) + " x" + Short(clock.rate);
+}
+
+std::vector<std::string> FaketimeEnv(const std::string& library,
+                                     const std::string& file,
+                                     bool fake_monotonic) {
+  std::vector<std::string> env = {
+      "LD_PRELOAD=" + library,
+      "FAKETIME_TIMESTAMP_FILE=" + file,
+      "FAKETIME_NO_CACHE=1",
+      "FAKETIME_FMT=%s",
+  };
+  if (!fake_monotonic) env.push_back("FAKETIME_DONT_FAKE_MONOTONIC=1");
+  return env;
+}
+
+std::vector<int> FaketimeShmPids(const std::vector<std::string>& names) {
+  std::vector<int> pids;
+  for (const auto& n : names) {
+    int pid = PidAfter(n, "faketime_shm_");
+    if (pid < 0) pid = PidAfter(n, "sem.faketime_sem_");
+    if (pid > 0) pids.push_back(pid);
+  }
+  std::sort(pids.begin(), pids.end());
+  pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
+  return pids;
+}
+
+Status RemoveStaleFaketimeShm(std::vector<std::string>* log,
+                              const std::string& shm_dir) {
+  std::error_code ec;
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(shm_dir, ec))
+    names.push_back(e.path().filename().string());
+  if (ec) return Fail("cannot list " + shm_dir + ": " + ec.message());
+  std::string errors;
+  for (int pid : FaketimeShmPids(names)) {
+    if (Alive(pid)) continue;
+    bool removed = false;
+    for (const std::string prefix : {"faketime_shm_", "sem.faketime_sem_"}) {
+      const std::string path = shm_dir + "/" + prefix + std::to_string(pid);
+      std::error_code rm;
+      if (std::filesystem::remove(path, rm)) removed = true;
+      if (rm)
+        errors += (errors.empty() ? "" : "; ") + path + ": " + rm.message();
+    }
+    if (removed && log)
+      log->push_back("removed libfaketime leftovers of dead pid " +
+                     std::to_string(pid) + " in " + shm_dir);
+  }
+  if (!errors.empty()) return Fail(errors);
+  return Ok();
+}
+
+Result<std::unique_ptr<ClockControl>> ClockControl::Create(Options options,
+                                                           Ledger* ledger) {
+  if (options.library.empty()) options.library = kFaketimeLibrary;
+  if (access(options.library.c_str(), R_OK) != 0)
+    return Fail("clock: " + options.library +
+                " not found; install the Debian package libfaketime "
+                "(scripts/install-deps.sh)");
+  if (options.dir.empty() || options.dir.front() != '/')
+    return Fail(
+        "clock: the faketime directory must be an absolute path, got '" +
+        options.dir + "'");
+  long seq = 0;
+  if (ledger != nullptr) {
+    LedgerEntry e;
+    e.kind = "faketime";
+    e.name = options.dir;
+    seq = ledger->Record(e);
+    if (seq < 0)
+      return Fail("clock: cannot write the fault ledger " + ledger->path());
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(options.dir, ec);
+  if (ec)
+    return Fail("clock: cannot create " + options.dir + ": " + ec.message());
+  return std::unique_ptr<ClockControl>(
+      new ClockControl(std::move(options), ledger, seq));
+}
+
+ClockControl::ClockControl(Options options, Ledger* ledger, long seq)
+    : options_(std::move(options)), ledger_(ledger), seq_(seq) {}
+
+ClockControl::~ClockControl() = default;
+
+std::string ClockControl::FilePath(const Node& node) const {
+  return options_.dir + "/" + node.name + ".faketime";
+}
+
+Status ClockControl::WriteLocked(const Node& node, const FakeClock& clock,
+                                 double now) {
+  if (torn_down_) return Fail("clock: already torn down");
+  Status s = WriteFileAtomic(FilePath(node), FaketimeSpec(clock, now) + "\n");
+  if (!s.ok()) return Fail("clock: " + node.name + ": " + s.error());
+  clocks_[node.name] = clock;
+  return Ok();
+}
+
+Result<std::vector<std::string>> ClockControl::Env(const Node& node) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const double now = RealNow();
+  auto it = clocks_.find(node.name);
+  FakeClock clock = it != clocks_.end() ? it->second : FakeClock{now, now, 1};
+  // A fresh process: restate the clock from now, so an "@" line names the
+  // time the process starts at rather than an older change.
+  clock = clock.Skewed(now, 0, clock.rate);
+  Status s = WriteLocked(node, clock, now);
+  if (!s.ok()) return Fail(s.error());
+  return FaketimeEnv(options_.library, FilePath(node), options_.fake_monotonic);
+}
+
+Result<double> ClockControl::Skew(const Node& node, long long offset_ms,
+                                  double rate) {
+  if (rate < kMinClockRate || rate > kMaxClockRate)
+    return Fail("clock: rate " + Short(rate) + " is outside " +
+                Short(kMinClockRate) + ".." + Short(kMaxClockRate));
+  if (offset_ms < -kMaxClockOffsetMs || offset_ms > kMaxClockOffsetMs)
+    return Fail("clock: offset " + std::to_string(offset_ms) +
+                " ms is outside +/- 1 day");
+  std::lock_guard<std::mutex> lock(mu_);
+  const double now = RealNow();
+  auto it = clocks_.find(node.name);
+  FakeClock clock = it != clocks_.end() ? it->second : FakeClock{now, now, 1};
+  clock = clock.Skewed(now, static_cast<double>(offset_ms) / 1000.0, rate);
+  Status s = WriteLocked(node, clock, now);
+  if (!s.ok()) return Fail(s.error());
+  return clock.OffsetAt(now) * 1000.0;
+}
+
+Result<double> ClockControl::Reset(const Node& node) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const double now = RealNow();
+  auto it = clocks_.find(node.name);
+  FakeClock clock = it != clocks_.end() ? it->second : FakeClock{now, now, 1};
+  clock = clock.Reset(now, options_.fake_monotonic);
+  Status s = WriteLocked(node, clock, now);
+  if (!s.ok()) return Fail(s.error());
+  return clock.OffsetAt(now) * 1000.0;
+}
+
+double ClockControl::OffsetMs(const Node& node) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = clocks_.find(node.name);
+  if (it == clocks_.end()) return 0;
+  return it->second.OffsetAt(RealNow()) * 1000.0;
+}
+
+Status ClockControl::Teardown() {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::string errors;
+  if (!torn_down_) {
+    std::error_code ec;
+    std::filesystem::remove_all(options_.dir, ec);
+    if (ec) errors = options_.dir + ": " + ec.message();
+  }
+  Status shm = RemoveStaleFaketimeShm(nullptr);
+  if (!shm.ok()) errors += (errors.empty() ? "" : "; ") + shm.error();
+  if (!errors.empty()) return Fail("clock: teardown: " + errors);
+  if (!torn_down_ && ledger_ != nullptr && seq_ > 0) ledger_->MarkHealed(seq_);
+  torn_down_ = true;
+  return Ok();
+}
+
+ClockSkewable::~ClockSkewable() = default;
+
+void ClockSkewable::EnableClock(std::unique_ptr<ClockControl> clock) {
+  clock_ = std::move(clock);
+}
+
+Result<std::vector<std::string>> ClockSkewable::ClockEnv(const Node& node) {
+  if (!clock_) return std::vector<std::string>{};
+  return clock_->Env(node);
+}
+
+Status ClockSkewable::TeardownClock() {
+  if (!clock_) return Ok();
+  return clock_->Teardown();
+}
+
+}  // namespace faultline::harness

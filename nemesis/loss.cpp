@@ -1,0 +1,207 @@
+#include "nemesis/loss.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "harness/netns.h"
+#include "harness/process.h"
+#include "nemesis/netns_nemesis.h"
+
+namespace faultline::nemesis {
+namespace {
+
+std::string Describe(const harness::CommandResult& r) {
+  std::string msg = !r.error.empty() ? r.error : r.err;
+  while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' '))
+    msg.pop_back();
+  if (msg.empty()) msg = "exit " + std::to_string(r.exit_code);
+  return msg;
+}
+
+harness::CommandResult RunIn(const std::string& netns,
+                             const std::vector<std::string>& argv,
+                             const std::string& input = "") {
+  harness::CommandOptions o;
+  o.netns = netns;
+  o.stdin_data = input;
+  o.timeout = std::chrono::milliseconds(15000);
+  return harness::RunCommand(argv, o);
+}
+
+}  // namespace
+
+std::string FormatProbability(double p) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6f", p);
+  std::string s = buf;
+  while (!s.empty() && s.back() == '0') s.pop_back();
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s;
+}
+
+std::vector<std::string> LossRuleSpecs(const std::vector<std::string>& sources,
+                                       double probability) {
+  std::vector<std::string> out;
+  const std::string p = FormatProbability(probability);
+  for (const auto& ip : sources)
+    out.push_back("INPUT -s " + ip +
+                  "/32 -m statistic --mode random --probability " + p +
+                  " -m comment --comment " + kLossComment + " -j DROP");
+  return out;
+}
+
+std::string LossRules(const std::vector<std::string>& sources,
+                      double probability, bool add) {
+  std::string batch = "*filter\n";
+  for (const auto& rule : LossRuleSpecs(sources, probability))
+    batch += (add ? "-A " : "-D ") + rule + "\n";
+  batch += "COMMIT\n";
+  return batch;
+}
+
+std::optional<std::uint64_t> LossDropped(const std::string& iptables_list) {
+  // Rule lines of `iptables -L -v -x -n` start with the packet and byte
+  // counters, then the target: "   12   1008 DROP  all  --  *  *  ...
+  // statistic mode random probability 0.30000000000 /* faultline-loss */".
+  const std::string tag = std::string("/* ") + kLossComment + " */";
+  std::istringstream in(iptables_list);
+  std::string line;
+  std::optional<std::uint64_t> total;
+  while (std::getline(in, line)) {
+    if (line.find(tag) == std::string::npos) continue;
+    std::istringstream fields(line);
+    std::string pkts, bytes, target;
+    if (!(fields >> pkts >> bytes >> target) || target != "DROP") continue;
+    char* end = nullptr;
+    unsigned long long n = std::strtoull(pkts.c_str(), &end, 10);
+    if (end == pkts.c_str() || *end != '\0') continue;
+    total = total.value_or(0) + n;
+  }
+  return total;
+}
+
+harness::Status ApplyLoss(const std::string& netns,
+                          const std::vector<std::string>& sources,
+                          double probability) {
+  const std::string restore = harness::FindSystemTool("iptables-restore");
+  if (restore.empty()) return harness::Fail("iptables-restore not found");
+  auto r = RunIn(netns, {restore, "-w", "--noflush"},
+                 LossRules(sources, probability, true));
+  if (!r.ok())
+    return harness::Fail("iptables-restore in " + netns + ": " + Describe(r));
+  return harness::Ok();
+}
+
+harness::Status RemoveLoss(const std::string& netns,
+                           const std::vector<std::string>& sources,
+                           double probability, std::uint64_t* dropped) {
+  const std::string iptables = harness::FindSystemTool("iptables");
+  if (iptables.empty()) return harness::Fail("iptables not found");
+  auto list = RunIn(netns, {iptables, "-w", "-L", "INPUT", "-v", "-x", "-n"});
+  if (!list.ok())
+    return harness::Fail("iptables -L INPUT in " + netns + ": " +
+                         Describe(list));
+  auto count = LossDropped(list.out);
+  if (dropped != nullptr) *dropped = count.value_or(0);
+  if (!count) return harness::Ok();  // no rule left to delete
+  // One -D per rule, so a rule that is already gone does not stop the rest.
+  std::string errors;
+  for (const auto& rule : LossRuleSpecs(sources, probability)) {
+    std::vector<std::string> argv = {iptables, "-w", "-D"};
+    std::istringstream words(rule);
+    for (std::string w; words >> w;) argv.push_back(w);
+    auto r = RunIn(netns, argv);
+    if (!r.ok() &&
+        r.err.find("does a matching rule exist") == std::string::npos &&
+        r.err.find("Bad rule") == std::string::npos)
+      errors += (errors.empty() ? "" : "; ") + Describe(r);
+  }
+  auto after = RunIn(netns, {iptables, "-w", "-L", "INPUT", "-v", "-x", "-n"});
+  if (after.ok() && !LossDropped(after.out)) return harness::Ok();
+  return harness::Fail("removing loss rules in " + netns + ": " +
+                       (errors.empty() ? "rules still listed" : errors));
+}
+
+}  // namespace faultline::nemesis
+
+// --- NetnsNemesis: the "loss" fault (declared in netns_nemesis.h) ---------
+
+namespace faultline::nemesis {
+
+std::vector<std::string> NetnsNemesis::PeerSources(int who) const {
+  std::vector<std::string> sources;
+  for (const auto& peer : cluster_.nodes())
+    if (peer.index != who && peer.ip != cluster_.controller_ip())
+      sources.push_back(peer.ip);
+  return sources;
+}
+
+harness::Result<checkers::Value> NetnsNemesis::StartLoss(
+    const harness::FaultStep& step) {
+  using checkers::Value;
+  const auto& nodes = cluster_.nodes();
+  if (!(step.loss_probability > kMinLossProbability &&
+        step.loss_probability <= kMaxLossProbability))
+    return harness::Fail("nemesis: loss_probability " +
+                         FormatProbability(step.loss_probability) +
+                         " is outside (0, 1]");
+  for (const auto& node : nodes)
+    if (node.netns.empty())
+      return harness::Fail("nemesis: node " + node.name +
+                           " has no network namespace");
+  bool leader_known = true;
+  auto chosen = SelectNodes(step.selector, step.seed, &leader_known);
+  if (!chosen.ok()) return harness::Fail(chosen.error());
+  active_ = Active{"loss", {}, {}, {}, {}};
+  loss_probability_ = step.loss_probability;
+  details_.clear();
+  Value::List names;
+  for (int who : *chosen) {
+    const harness::Node& node = nodes[static_cast<std::size_t>(who)];
+    harness::LedgerEntry entry;
+    entry.kind = "iptables";
+    entry.netns = node.netns;
+    entry.node = node.name;
+    long seq = ledger_.Record(entry);
+    if (seq < 0) {
+      (void)StopLocked();
+      return harness::Fail("nemesis: cannot write the fault ledger " +
+                           ledger_.path());
+    }
+    active_->nodes.push_back(who);
+    active_->seqs.push_back(seq);
+    harness::Status s =
+        ApplyLoss(node.netns, PeerSources(who), step.loss_probability);
+    if (!s.ok()) {
+      (void)StopLocked();
+      return harness::Fail("nemesis: loss " + node.name + ": " + s.error());
+    }
+    names.push_back(Value::String(node.name));
+  }
+  Value::Object out = {{"kind", Value::String("loss")},
+                       {"selector", Value::String(step.selector)},
+                       {"nodes", Value::MakeList(std::move(names))},
+                       {"probability", Value::Double(step.loss_probability)}};
+  if (step.selector == "leader" || step.selector == "follower")
+    out.emplace_back("leader_known", Value::Bool(leader_known));
+  return Value::MakeObject(std::move(out));
+}
+
+// Removes exactly node k's loss rules and notes how many packets they
+// dropped (Active::details, reported by Stop).
+harness::Status NetnsNemesis::StopLossOn(std::size_t k) {
+  Active& a = *active_;
+  const harness::Node& node =
+      cluster_.nodes()[static_cast<std::size_t>(a.nodes[k])];
+  std::uint64_t dropped = 0;
+  harness::Status s = RemoveLoss(node.netns, PeerSources(node.index),
+                                 loss_probability_, &dropped);
+  if (!s.ok()) return s;
+  ledger_.MarkHealed(a.seqs[k]);
+  details_.emplace_back(
+      node.name, checkers::Value::Int(static_cast<std::int64_t>(dropped)));
+  return harness::Ok();
+}
+
+}  // namespace faultline::nemesis
