@@ -59,7 +59,12 @@ const KnownNames& Known() {
                   "(nemesis.clock_rate) the clocks of nodes chosen by "
                   "nemesis.targets through libfaketime (not etcd); heals by "
                   "resetting them",
-                  1}},
+                  1},
+                 {"kill-voter",
+                  "SIGKILL nodes chosen by nemesis.targets (e.g. the "
+                  "leader), then the first other node seen voting in the "
+                  "election that follows; heals by restarting them",
+                  3}},
       .partition_shapes =
           {{"one", "isolate one random node from all others", 2},
            {"leader", "isolate the current leader from all others", 2},

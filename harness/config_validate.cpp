@@ -155,13 +155,22 @@ void CheckNemesis(const TestSpec& s, const Provenance& prov,
     }
   }
 
-  const bool hits_nodes =
-      Has(n.faults, "pause") || Has(n.faults, "kill") || Has(n.faults, "delay");
+  if (Has(n.faults, "kill-voter") && nodes < 3) {
+    diag->Add(
+        prov.Blame({"cluster.nodes", "nemesis.faults"}),
+        "kill-voter needs at least 3 nodes (a candidate and a voter "
+        "besides the killed leader), but cluster.nodes is " +
+            std::to_string(nodes),
+        "remove kill-voter from nemesis.faults, or " + MoreNodes(prov, 3));
+  }
+
+  const bool hits_nodes = Has(n.faults, "pause") || Has(n.faults, "kill") ||
+                          Has(n.faults, "delay") || Has(n.faults, "kill-voter");
   if (hits_nodes && !prov.AnyBad({"nemesis.targets"})) {
     if (n.targets.empty()) {
       diag->Add(prov.Blame({"nemesis.targets", "nemesis.faults"}),
                 "nemesis.targets is empty, but nemesis.faults has pause, "
-                "kill or delay",
+                "kill, kill-voter or delay",
                 "list at least one node selector, e.g. `targets: [one]`, or "
                 "remove pause, kill and delay from nemesis.faults");
     } else {

@@ -14,6 +14,7 @@
 #include "harness/process.h"
 #include "nemesis/delay.h"
 #include "nemesis/partition.h"
+#include "nemesis/vote_watch.h"
 
 namespace faultline::nemesis {
 namespace {
@@ -111,6 +112,7 @@ Result<Value> NetnsNemesis::Start(const harness::FaultStep& step) {
   if (step.kind == "pause" || step.kind == "kill")
     return StartProcessFault(step);
   if (step.kind == "delay") return StartDelay(step);
+  if (step.kind == "kill-voter") return StartKillVoter(step);
   if (step.kind == "loss") return StartLoss(step);    // nemesis/loss.cpp
   if (step.kind == "clock") return StartClock(step);  // nemesis/clock.cpp
   return Fail("nemesis: unknown fault kind '" + step.kind + "'");
@@ -231,6 +233,59 @@ Result<Value> NetnsNemesis::StartProcessFault(const harness::FaultStep& step) {
   Value::Object out = {{"kind", Value::String(step.kind)},
                        {"selector", Value::String(step.selector)},
                        {"nodes", Names(nodes, *chosen)}};
+  if (step.selector == "leader")
+    out.emplace_back("leader_known", Value::Bool(leader_known));
+  return Value::MakeObject(std::move(out));
+}
+
+// Kills the selected nodes (typically the leader), then the first other
+// node seen answering a candidate of the next term (vote_watch.h), at once.
+// All stay down until Stop restarts them, in that order.
+Result<Value> NetnsNemesis::StartKillVoter(const harness::FaultStep& step) {
+  const auto& nodes = cluster_.nodes();
+  long long base_term = -1;
+  for (const auto& node : nodes)
+    base_term = std::max(base_term, target_.Inspect(node).term);
+  bool leader_known = true;
+  auto chosen = SelectNodes(step.selector, step.seed, &leader_known);
+  if (!chosen.ok()) return Fail(chosen.error());
+  active_.emplace();
+  active_->kind = step.kind;
+  auto kill_node = [&](int i) -> Status {
+    Status s = target_.Kill(nodes[static_cast<std::size_t>(i)]);
+    if (!s.ok()) {
+      (void)StopLocked();
+      return Fail("nemesis: kill-voter " +
+                  nodes[static_cast<std::size_t>(i)].name + ": " + s.error());
+    }
+    active_->nodes.push_back(i);
+    return harness::Ok();
+  };
+  for (int i : *chosen)
+    if (Status s = kill_node(i); !s.ok()) return Fail(s.error());
+  std::vector<int> rest;
+  for (const auto& node : nodes)
+    if (std::find(chosen->begin(), chosen->end(), node.index) == chosen->end())
+      rest.push_back(node.index);
+  VoterWatch watch = WatchForVoter(
+      rest, base_term,
+      [&](int i) {
+        return target_.Inspect(nodes[static_cast<std::size_t>(i)]);
+      },
+      kVoterWatchLimit);
+  if (watch.voter)
+    if (Status s = kill_node(*watch.voter); !s.ok()) return Fail(s.error());
+  Value::Object out = {
+      {"kind", Value::String(step.kind)},
+      {"selector", Value::String(step.selector)},
+      {"nodes", Names(nodes, *chosen)},
+      {"term", Value::Int(base_term)},
+      {"voter",
+       watch.voter
+           ? Value::String(nodes[static_cast<std::size_t>(*watch.voter)].name)
+           : Value::Null()},
+      {"voter_term", Value::Int(watch.term)},
+      {"polls", Value::Int(watch.polls)}};
   if (step.selector == "leader")
     out.emplace_back("leader_known", Value::Bool(leader_known));
   return Value::MakeObject(std::move(out));

@@ -21,6 +21,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -36,6 +37,8 @@ namespace faultline::nemesis {
 
 class NetnsNemesis : public harness::Nemesis {
  public:
+  static constexpr std::chrono::milliseconds kVoterWatchLimit{3000};
+
   NetnsNemesis(harness::Cluster& cluster, harness::Target& target,
                harness::Ledger& ledger);
 
@@ -49,6 +52,11 @@ class NetnsNemesis : public harness::Nemesis {
   // [["n1","n2"],["n3","n4","n5"]],"grudge":{"n1":["n3","n4","n5"],...}}
   // or {"kind":"pause","selector":"leader","nodes":["n3"]}, or
   // {"kind":"delay","selector":"follower","nodes":["n2"],"delay_ms":600}.
+  // "kill-voter" kills the selected nodes like "kill", then watches the
+  // others (up to kVoterWatchLimit) and kills the first one that answers a
+  // candidate of a newer term (vote_watch.h); all restart at Stop:
+  // {"kind":"kill-voter","selector":"leader","nodes":["n1"],"term":4,
+  //  "voter":"n3","voter_term":5,"polls":12} ("voter": null if none).
   harness::Result<checkers::Value> Start(
       const harness::FaultStep& step) override;
   // e.g. {"kind":"partition","healed":["n1","n2","n3","n4","n5"]},
@@ -82,6 +90,7 @@ class NetnsNemesis : public harness::Nemesis {
   harness::Result<checkers::Value> StartProcessFault(
       const harness::FaultStep& s);
   harness::Result<checkers::Value> StartDelay(const harness::FaultStep& s);
+  harness::Result<checkers::Value> StartKillVoter(const harness::FaultStep& s);
   harness::Status StartDelayOn(int who, const harness::FaultStep& s,
                                const std::string& binary);
   harness::Status StopDelayOn(std::size_t k);

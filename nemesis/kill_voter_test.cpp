@@ -1,0 +1,128 @@
+// NetnsNemesis "kill-voter" against a scripted target: no processes, no
+// network (the watch reads only Inspect; Kill/Start are recorded).
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "harness/ledger.h"
+#include "nemesis/netns_nemesis.h"
+
+namespace fs = std::filesystem;
+using namespace faultline;
+using harness::Node;
+
+namespace {
+
+class ThreeNodes : public harness::Cluster {
+ public:
+  ThreeNodes() {
+    for (int i = 0; i < 3; ++i) {
+      Node node;
+      node.index = i;
+      node.name = "n" + std::to_string(i + 1);
+      node.ip = "10.78.0." + std::to_string(i + 1);
+      nodes_.push_back(node);
+    }
+  }
+  const std::vector<Node>& nodes() const override { return nodes_; }
+  std::string controller_ip() const override { return "10.78.0.254"; }
+  harness::Status Destroy() override { return harness::Ok(); }
+
+ private:
+  std::vector<Node> nodes_;
+};
+
+// n1 leads term 4. Once n1 is killed, n2 campaigns for term 5 and n3
+// answers it on its `vote_after`-th look; dead nodes are unreachable.
+class ElectionTarget : public harness::Target {
+ public:
+  std::string name() const override { return "scripted"; }
+  std::string version() override { return "1"; }
+  harness::Status Setup(harness::Cluster&) override { return harness::Ok(); }
+  harness::Status Start(const Node& n) override {
+    events.push_back("start " + n.name);
+    dead.erase(n.name);
+    return harness::Ok();
+  }
+  harness::Status AwaitHealthy(std::chrono::milliseconds) override {
+    return harness::Ok();
+  }
+  harness::Status Kill(const Node& n) override {
+    events.push_back("kill " + n.name);
+    dead.insert(n.name);
+    return harness::Ok();
+  }
+  harness::Status Pause(const Node&) override { return harness::Ok(); }
+  harness::Status Resume(const Node&) override { return harness::Ok(); }
+  bool Running(const Node& n) override { return !dead.count(n.name); }
+  harness::NodeStatus Inspect(const Node& n) override {
+    harness::NodeStatus st;
+    if (dead.count(n.name)) return st;
+    st.reachable = true;
+    if (!dead.count("n1")) {
+      st.role = n.name == "n1" ? "leader" : "follower";
+      st.term = 4;
+      st.leader = "n1";
+      return st;
+    }
+    st.term = 5;
+    if (n.name == "n2") {
+      st.role = "candidate";
+    } else if (++looks_n3 >= vote_after) {
+      st.role = "follower";  // voted, no leader known yet
+    } else {
+      st.role = "follower";  // still in term 4, following the dead leader
+      st.term = 4;
+      st.leader = "n1";
+    }
+    return st;
+  }
+  harness::Status Teardown(const std::string&) override {
+    return harness::Ok();
+  }
+  harness::Result<std::unique_ptr<harness::Client>> OpenClient(
+      const Node&, const std::string&) override {
+    return harness::Fail("no clients");
+  }
+
+  std::vector<std::string> events;
+  std::set<std::string> dead;
+  int looks_n3 = 0;
+  int vote_after = 3;
+};
+
+}  // namespace
+
+TEST_CASE("kill-voter kills the leader, then the first voter; Stop restarts",
+          "[nemesis][kill-voter]") {
+  char tmpl[] = "/tmp/faultline-killvoter-XXXXXX";
+  fs::path dir = mkdtemp(tmpl);
+  auto ledger = harness::Ledger::Create((dir / "ledger.jsonl").string(), "kv",
+                                        (dir / "active").string());
+  REQUIRE(ledger.ok());
+  ThreeNodes cluster;
+  ElectionTarget target;
+  nemesis::NetnsNemesis nem(cluster, target, **ledger);
+
+  auto started = nem.Start({"kill-voter", "leader", 7});
+  REQUIRE(started.ok());
+  CHECK(started->Find("kind")->as_string() == "kill-voter");
+  CHECK(started->Find("voter")->as_string() == "n3");
+  CHECK(started->Find("term")->as_int() == 4);
+  CHECK(started->Find("voter_term")->as_int() == 5);
+  CHECK(started->Find("leader_known")->as_bool());
+  CHECK(target.events == std::vector<std::string>{"kill n1", "kill n3"});
+  // One fault at a time.
+  CHECK_FALSE(nem.Start({"kill", "one", 1}).ok());
+
+  auto stopped = nem.Stop();
+  REQUIRE(stopped.ok());
+  const checkers::Value* restarted = stopped->Find("restarted");
+  REQUIRE(restarted != nullptr);
+  REQUIRE(restarted->as_list().size() == 2);
+  CHECK(target.events ==
+        std::vector<std::string>{"kill n1", "kill n3", "start n1", "start n3"});
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+}
