@@ -159,5 +159,89 @@ TEST_CASE("request bodies", "[etcd][gateway]") {
   CHECK(create["compare"][0]["version"] == "0");
 }
 
+// Lock replies captured from etcd 3.4.23 (single member, lease TTL 1 asked,
+// 2 granted: etcd's minimum).
+constexpr const char* kLeaseGrant =
+    R"({"header":{"cluster_id":"2037210783374497686","member_id":"13195394291058371180","revision":"1","raft_term":"2"},"ID":"7668682575560598278","TTL":"2"})";
+constexpr const char* kKeepAlive =
+    R"({"result":{"header":{"cluster_id":"2037210783374497686","member_id":"13195394291058371180","revision":"3","raft_term":"2"},"ID":"7668682575560598278","TTL":"2"}})"
+    "\n";
+constexpr const char* kKeepAliveExpired =
+    R"({"result":{"header":{"cluster_id":"2037210783374497686","member_id":"13195394291058371180","revision":"4","raft_term":"2"},"ID":"7668682575560598278"}})"
+    "\n";
+constexpr const char* kLockKeys =
+    R"({"header":{"cluster_id":"2037210783374497686","member_id":"13195394291058371180","revision":"3","raft_term":"2"},"kvs":[{"key":"L2ZsL2xvY2swL2E=","create_revision":"2","mod_revision":"2","version":"1","lease":"7668682575560598278"},{"key":"L2ZsL2xvY2swL2I=","create_revision":"3","mod_revision":"3","version":"1","lease":"7668682575560598281"}],"count":"2"})";
+constexpr const char* kDeleted =
+    R"({"header":{"cluster_id":"2037210783374497686","member_id":"13195394291058371180","revision":"5","raft_term":"2"},"deleted":"1"})";
+constexpr const char* kDeletedNone =
+    R"({"header":{"cluster_id":"2037210783374497686","member_id":"13195394291058371180","revision":"5","raft_term":"2"}})";
+constexpr const char* kLeaseNotFound =
+    R"({"error":"etcdserver: requested lease not found","message":"etcdserver: requested lease not found","code":5})";
+
+TEST_CASE("lock prefixes and their range end", "[etcd][gateway][lock]") {
+  CHECK(LockPrefix(Value::String("lock0")).value() == "/faultline-lock/lock0/");
+  CHECK_FALSE(LockPrefix(Value::String("")).ok());
+  CHECK_FALSE(LockPrefix(Value::String("a/b")).ok());
+  CHECK_FALSE(LockPrefix(Value::Int(3)).ok());
+  CHECK(PrefixEnd("/l/a/") == "/l/a0");  // '/' + 1 == '0'
+  CHECK(PrefixEnd("a\xff") == "b");
+  CHECK(PrefixEnd("\xff") == std::string(1, '\0'));
+}
+
+TEST_CASE("lock request bodies", "[etcd][gateway][lock]") {
+  CHECK(json::parse(LeaseGrantRequest(2)) == json{{"TTL", 2}});
+  CHECK(json::parse(LeaseIdRequest(7668682575560598278)) ==
+        json{{"ID", "7668682575560598278"}});
+  auto put = json::parse(PutWithLeaseRequest("/l/a/1", "", 42));
+  CHECK(put["key"] == Base64Encode("/l/a/1"));
+  CHECK(put["lease"] == "42");
+  CHECK_FALSE(json::parse(PutWithLeaseRequest("k", "v", 0)).contains("lease"));
+  auto keys = json::parse(PrefixKeysRequest("/l/a/"));
+  CHECK(keys["key"] == Base64Encode("/l/a/"));
+  CHECK(keys["range_end"] == Base64Encode("/l/a0"));
+  CHECK(keys["sort_target"] == "CREATE");
+  CHECK(keys["sort_order"] == "ASCEND");
+  CHECK(keys["keys_only"] == true);
+  CHECK(json::parse(DeleteRequest("/l/a/1"))["key"] == Base64Encode("/l/a/1"));
+}
+
+TEST_CASE("lease replies", "[etcd][gateway][lock]") {
+  auto grant = ParseLeaseGrantReply(kLeaseGrant);
+  REQUIRE(grant.ok());
+  CHECK(grant->id == 7668682575560598278);
+  CHECK(grant->ttl_s == 2);
+  CHECK_FALSE(ParseLeaseGrantReply(kLeaseNotFound).ok());
+  CHECK_FALSE(ParseLeaseGrantReply(R"({"header":{},"TTL":"2"})").ok());
+
+  auto alive = ParseKeepAliveReply(kKeepAlive);
+  REQUIRE(alive.ok());
+  CHECK(alive->ttl_s == 2);
+  auto gone = ParseKeepAliveReply(kKeepAliveExpired);
+  REQUIRE(gone.ok());
+  CHECK(gone->ttl_s == 0);  // TTL omitted: the lease expired
+  CHECK_FALSE(ParseKeepAliveReply(
+                  R"({"error":{"grpc_code":14,"message":"unavailable"}})")
+                  .ok());
+  CHECK_FALSE(ParseKeepAliveReply("").ok());
+}
+
+TEST_CASE("lock key and delete replies", "[etcd][gateway][lock]") {
+  auto keys = ParseKeysReply(kLockKeys);
+  REQUIRE(keys.ok());
+  REQUIRE(keys->size() == 2);
+  CHECK((*keys)[0].key == "/fl/lock0/a");
+  CHECK((*keys)[0].create_revision == 2);
+  CHECK((*keys)[1].create_revision == 3);
+  auto none = ParseKeysReply(kPut);  // no kvs: an empty queue
+  REQUIRE(none.ok());
+  CHECK(none->empty());
+  CHECK_FALSE(ParseKeysReply(R"({"header":{},"kvs":[{"key":"YQ=="}]})").ok());
+  CHECK(ParseHeaderRevision(kPut).value() == 2);
+  CHECK_FALSE(ParseHeaderRevision(kLeaseNotFound).ok());
+  CHECK(ParseDeleteReply(kDeleted).value() == 1);
+  CHECK(ParseDeleteReply(kDeletedNone).value() == 0);
+  CHECK_FALSE(ParseDeleteReply(kLeaseNotFound).ok());
+}
+
 }  // namespace
 }  // namespace faultline::targets::etcd
