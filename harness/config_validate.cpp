@@ -362,16 +362,18 @@ void CheckTarget(const TestSpec& s, const Provenance& prov, Diagnostics* diag) {
 void CheckWorkload(const TestSpec& s, const Provenance& prov,
                    Diagnostics* diag) {
   const WorkloadSpec& w = s.workload;
-  if (w.name == "lock") {
-    // The targets whose client implements acquire/renew/release.
-    static const std::vector<std::string> kLockTargets = {"raftkv", "redis"};
+  if (w.name == "lock" || w.name == "election") {
+    // The targets whose client implements acquire/renew/release (elections
+    // run on the same client).
+    static const std::vector<std::string> kLockTargets = {"etcd", "raftkv", "redis"};
     const bool has_lock_client =
         std::find(kLockTargets.begin(), kLockTargets.end(), s.target.name) !=
         kLockTargets.end();
     if (!has_lock_client && !prov.AnyBad({"workload.name"}) &&
         !prov.AnyBad({"target.name"})) {
       diag->Add(prov.Blame({"workload.name", "target.name"}),
-                "the lock workload has a client for " + JoinNames(kLockTargets) +
+                "the " + w.name + " workload has a client for " +
+                    JoinNames(kLockTargets) +
                     " only, not " + s.target.name,
                 "set target.name to one of " + JoinNames(kLockTargets));
     }
