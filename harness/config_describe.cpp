@@ -30,7 +30,13 @@ const KnownNames& Known() {
                     {"lock",
                      "acquire a named lock (TTL lease), write a protected "
                      "resource with the fencing token, release; checked "
-                     "for mutual exclusion and fencing (raftkv, redis)",
+                     "for mutual exclusion and fencing (etcd, raftkv, redis)",
+                     1},
+                    {"election",
+                     "candidates campaign through the target's lock "
+                     "recipe, write a protected resource while leading "
+                     "(renewing first), resign; checked for fencing and one "
+                     "leader per term (any target with lock ops)",
                      1}},
       .faults = {{"partition",
                   "cut network links between groups of nodes (shape from "
