@@ -9,6 +9,7 @@
 #include "nemesis/netns_nemesis.h"
 #include "targets/etcd/etcd_target.h"
 #include "targets/raftkv/raftkv_target.h"
+#include "workloads/election.h"
 #include "workloads/lock.h"
 #include "workloads/register.h"
 
@@ -38,6 +39,9 @@ harness::Result<std::unique_ptr<harness::Workload>> MakeWorkload(
   }
   if (spec.workload.name == "lock") {
     return workloads::MakeLockWorkload(spec.workload);
+  }
+  if (spec.workload.name == "election") {
+    return workloads::MakeElectionWorkload(spec.workload);
   }
   return harness::Fail("unknown workload " + spec.workload.name);
 }
