@@ -91,7 +91,7 @@ struct TargetSpec {
 };
 
 struct WorkloadSpec {
-  std::string name = "register";  // [name] "register" | "lock"
+  std::string name = "register";  // [name] "register" | "lock" | "election"
   int keys = 8;          // [keys] registers, spread over client threads
   int concurrency = 10;  // [concurrency] worker threads, 1..1000
   double rate = 200;     // [rate] invocations per second, all workers;
@@ -103,7 +103,8 @@ struct WorkloadSpec {
   double cas = 20;
   int op_timeout_ms = 2000;  // [op_timeout_ms] client-side timeout; a
                              // timeout is `info`
-  // The lock workload (workloads/lock.h); ignored by other workloads.
+  // The lock and election workloads (workloads/lock.h, election.h; an
+  // election's locks = elections, hold_ms = a term); ignored by others.
   int locks = 1;                 // [locks] lock names, 1..1000
   int ttl_ms = 1000;             // [ttl_ms] lock lease TTL, 1..600000
   int hold_ms = 100;             // [hold_ms] time a holder spends between its
