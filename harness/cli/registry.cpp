@@ -2,9 +2,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <system_error>
 
+#include "harness/clock.h"
 #include "harness/netns.h"
 #include "nemesis/netns_nemesis.h"
 #include "targets/etcd/etcd_target.h"
@@ -15,7 +17,9 @@
 
 namespace faultline::cli {
 
-harness::Result<std::unique_ptr<harness::Target>> MakeTarget(
+namespace {
+
+harness::Result<std::unique_ptr<harness::Target>> MakeTargetOnly(
     const harness::TestSpec& spec, harness::Ledger* ledger,
     const std::string& work_dir) {
   if (spec.target.name == "etcd") {
@@ -30,6 +34,31 @@ harness::Result<std::unique_ptr<harness::Target>> MakeTarget(
             FindTargetBinary(spec)));
   }
   return harness::Fail("unknown target " + spec.target.name);
+}
+
+}  // namespace
+
+// With clock faults, the target runs its processes under a ClockControl
+// whose files live in <work_dir>/faketime (harness/clock.h).
+harness::Result<std::unique_ptr<harness::Target>> MakeTarget(
+    const harness::TestSpec& spec, harness::Ledger* ledger,
+    const std::string& work_dir) {
+  auto target = MakeTargetOnly(spec, ledger, work_dir);
+  const auto& faults = spec.nemesis.faults;
+  if (!target.ok() ||
+      std::find(faults.begin(), faults.end(), "clock") == faults.end())
+    return target;
+  auto* skewable = dynamic_cast<harness::ClockSkewable*>(target->get());
+  if (skewable == nullptr)
+    return harness::Fail("the clock fault cannot fake the clocks of " +
+                         spec.target.name);
+  harness::ClockControl::Options options;
+  options.dir = std::filesystem::absolute(work_dir).string() + "/faketime";
+  options.fake_monotonic = spec.nemesis.clock_monotonic;
+  auto clock = harness::ClockControl::Create(options, ledger);
+  if (!clock.ok()) return harness::Fail(clock.error());
+  skewable->EnableClock(std::move(clock.value()));
+  return target;
 }
 
 harness::Result<std::unique_ptr<harness::Workload>> MakeWorkload(
@@ -51,7 +80,11 @@ std::unique_ptr<harness::Nemesis> MakeNemesis(const harness::TestSpec& spec,
                                               harness::Target& target,
                                               harness::Ledger& ledger) {
   (void)spec;
-  return std::make_unique<nemesis::NetnsNemesis>(cluster, target, ledger);
+  auto nemesis =
+      std::make_unique<nemesis::NetnsNemesis>(cluster, target, ledger);
+  if (auto* skewable = dynamic_cast<harness::ClockSkewable*>(&target))
+    nemesis->SetClock(skewable->clock());
+  return nemesis;
 }
 
 namespace {
