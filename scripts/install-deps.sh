@@ -15,6 +15,8 @@ packages=(
   python3 python3-jsonschema chromium
   # targets (redis-tools: redis-cli and redis-benchmark speak to raftkv)
   etcd-server etcd-client redis-tools
+  # Redis target: redis-server and redis-sentinel (Redis 7)
+  redis-server redis-sentinel
   # the clock fault preloads libfaketime into target processes
   libfaketime
 )
@@ -42,3 +44,9 @@ apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet etcd 2>/dev/null; then
   systemctl stop etcd || true
 fi
+# ... and Redis services; faultline runs its own redis-server and sentinels.
+for svc in redis-server redis-sentinel; do
+  if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet "$svc" 2>/dev/null; then
+    systemctl stop "$svc" || true
+  fi
+done
