@@ -1,8 +1,5 @@
 #include "targets/etcd/etcd_target.h"
 
-#include <signal.h>
-#include <sys/wait.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -11,7 +8,6 @@
 #include <thread>
 #include <utility>
 
-#include "harness/ledger.h"
 #include "harness/process.h"
 #include "targets/etcd/etcd_client.h"
 #include "targets/etcd/gateway.h"
@@ -27,12 +23,12 @@ using harness::NodeStatus;
 using harness::Ok;
 using harness::Result;
 
+constexpr const char* kDaemon = "etcd";
 constexpr long kStatusTimeoutMs = 500;
 // SIGTERM grace at teardown. etcd often hangs in "leadership transfer" when
 // all members stop at once, and a run discards the data anyway; zap writes
 // its log unbuffered, so SIGKILL after a short grace loses nothing.
 constexpr auto kTermGrace = std::chrono::milliseconds(500);
-constexpr auto kKillWait = std::chrono::milliseconds(5000);
 constexpr auto kPollInterval = std::chrono::milliseconds(100);
 
 // FNV-1a, so the cluster token is stable for a given work dir.
@@ -52,23 +48,6 @@ std::string ClientUrl(const std::string& ip) {
 }
 std::string PeerUrl(const std::string& ip) { return "http://" + ip + ":2380"; }
 
-// True once `pid` has completely exited (reaped when it is our child).
-bool Exited(pid_t pid) { return !harness::ProcessAlive(pid); }
-
-// Waits until every pid in `pids` is gone (reaping our children), at most
-// `limit`. Returns the pids still alive.
-std::vector<pid_t> AwaitGone(std::vector<pid_t> pids,
-                             std::chrono::milliseconds limit) {
-  const auto deadline = Clock::now() + limit;
-  while (true) {
-    pids.erase(std::remove_if(pids.begin(), pids.end(),
-                              [](pid_t p) { return Exited(p); }),
-               pids.end());
-    if (pids.empty() || Clock::now() >= deadline) return pids;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-}
-
 // The work dir as an absolute path (resolved on the controller, which shares
 // its file system with local and netns nodes); "" stays "" (Setup rejects
 // it).
@@ -86,9 +65,9 @@ EtcdTarget::EtcdTarget(const harness::EtcdSpec& spec,
                        harness::Ledger* ledger, std::string work_dir)
     : spec_(spec),
       workload_(workload),
-      ledger_(ledger),
       work_dir_(AbsolutePath(work_dir)),
-      token_("faultline-" + HashHex(work_dir_)) {}
+      token_("faultline-" + HashHex(work_dir_)),
+      daemons_("etcd", ledger) {}
 
 EtcdTarget::~EtcdTarget() = default;
 
@@ -109,9 +88,9 @@ std::string EtcdTarget::NodeDir(const Node& node) const {
 
 std::string EtcdTarget::InitialCluster() const {
   std::string out;
-  for (const auto& m : members_) {
+  for (const Node& node : daemons_.nodes()) {
     if (!out.empty()) out += ",";
-    out += m.node.name + "=" + PeerUrl(m.node.ip);
+    out += node.name + "=" + PeerUrl(node.ip);
   }
   return out;
 }
@@ -145,31 +124,18 @@ harness::Status EtcdTarget::Setup(harness::Cluster& cluster) {
     return Fail("etcd: work dir must be an absolute path, got '" + work_dir_ +
                 "'");
   }
-  std::lock_guard<std::mutex> lock(mu_);
-  for (const auto& m : members_) {
-    if (m.pid != 0 && !Exited(m.pid)) {
-      return Fail("etcd: Setup while member " + m.node.name + " is running");
-    }
+  if (auto reset = daemons_.Reset(cluster.nodes()); !reset) return reset;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    id_to_name_.clear();
   }
-  members_.clear();
-  id_to_name_.clear();
   for (const Node& node : cluster.nodes()) {
-    if (node.remote == nullptr)
-      return Fail("etcd: node " + node.name + " has no remote");
-    if (node.name.empty() || node.name.find('/') != std::string::npos) {
-      return Fail("etcd: bad node name '" + node.name + "'");
-    }
-    Member m;
-    m.node = node;
-    members_.push_back(std::move(m));
-  }
-  for (const auto& m : members_) {
-    const std::string dir = NodeDir(m.node);
+    const std::string dir = NodeDir(node);
     // etcd creates the data dir itself (it insists on mode 0700).
-    auto rm = m.node.remote->Run({"rm", "-rf", dir});
-    auto mk = m.node.remote->Run({"mkdir", "-p", dir});
+    auto rm = node.remote->Run({"rm", "-rf", dir});
+    auto mk = node.remote->Run({"mkdir", "-p", dir});
     if (!rm.ok() || !mk.ok()) {
-      return Fail("etcd: cannot prepare " + dir + " on " + m.node.name + ": " +
+      return Fail("etcd: cannot prepare " + dir + " on " + node.name + ": " +
                   rm.err + mk.err + rm.error + mk.error);
     }
   }
@@ -177,117 +143,32 @@ harness::Status EtcdTarget::Setup(harness::Cluster& cluster) {
 }
 
 harness::Status EtcdTarget::Start(const Node& node) {
-  std::lock_guard<std::mutex> lock(mu_);
-  Member* it = FindLocked(node);
-  if (it == nullptr) return Fail("etcd: unknown node " + node.name);
-  if (it->pid != 0 && !Exited(it->pid)) return Ok();
-  auto pid = it->node.remote->Start(CommandLine(it->node),
-                                    NodeDir(it->node) + "/etcd.log", {});
-  if (!pid) return Fail("etcd: start on " + node.name + ": " + pid.error());
-  it->pid = *pid;
-  it->ever_started = true;
-  it->paused = false;
-  it->stop_seq = 0;
-  return Ok();
-}
-
-EtcdTarget::Member* EtcdTarget::FindLocked(const Node& node) {
-  for (Member& m : members_) {
-    if (m.node.name == node.name) return &m;
+  if (daemons_.Find(node.name) == nullptr) {
+    return Fail("etcd: unknown node " + node.name);
   }
-  return nullptr;
-}
-
-void EtcdTarget::ReapLocked(Member& m) {
-  if (m.paused && m.stop_seq != 0 && ledger_ != nullptr) {
-    ledger_->MarkHealed(m.stop_seq);  // the stopped process is gone
-  }
-  m.pid = 0;
-  m.paused = false;
-  m.stop_seq = 0;
+  return daemons_.Start(node, kDaemon, CommandLine(node),
+                        NodeDir(node) + "/etcd.log");
 }
 
 harness::Status EtcdTarget::Kill(const Node& node) {
-  std::lock_guard<std::mutex> lock(mu_);
-  Member* it = FindLocked(node);
-  if (it == nullptr) return Fail("etcd: unknown node " + node.name);
-  if (it->pid == 0 || Exited(it->pid)) {
-    ReapLocked(*it);
-    return Ok();
-  }
-  auto sent = it->node.remote->Signal(it->pid, SIGKILL);
-  if (!sent && !Exited(it->pid)) {
-    return Fail("etcd: kill " + node.name + ": " + sent.error());
-  }
-  if (!AwaitGone({it->pid}, kKillWait).empty()) {
-    return Fail("etcd: " + node.name + " (pid " + std::to_string(it->pid) +
-                ") survived SIGKILL");
-  }
-  ReapLocked(*it);
-  return Ok();
+  return daemons_.Kill(node, kDaemon);
 }
 
 harness::Status EtcdTarget::Pause(const Node& node) {
-  std::lock_guard<std::mutex> lock(mu_);
-  Member* it = FindLocked(node);
-  if (it == nullptr) return Fail("etcd: unknown node " + node.name);
-  if (it->pid == 0 || Exited(it->pid)) {
-    return Fail("etcd: pause " + node.name + ": not running");
-  }
-  if (it->paused) return Ok();
-  long seq = 0;
-  if (ledger_ != nullptr) {
-    auto start_time = harness::ProcessStartTime(it->pid);
-    if (!start_time) return Fail("etcd: pause " + node.name + ": process gone");
-    harness::LedgerEntry entry;
-    entry.kind = "stop";
-    entry.node = node.name;
-    entry.pid = it->pid;
-    entry.start_time = *start_time;
-    seq = ledger_->Record(entry);
-    if (seq < 0) {
-      return Fail("etcd: pause " + node.name +
-                  ": cannot record the stop in the fault ledger");
-    }
-  }
-  auto sent = it->node.remote->Signal(it->pid, SIGSTOP);
-  if (!sent) {
-    if (ledger_ != nullptr) ledger_->MarkHealed(seq);
-    return Fail("etcd: pause " + node.name + ": " + sent.error());
-  }
-  it->paused = true;
-  it->stop_seq = seq;
-  return Ok();
+  return daemons_.Pause(node, kDaemon);
 }
 
 harness::Status EtcdTarget::Resume(const Node& node) {
-  std::lock_guard<std::mutex> lock(mu_);
-  Member* it = FindLocked(node);
-  if (it == nullptr) return Fail("etcd: unknown node " + node.name);
-  if (!it->paused) return Ok();
-  if (it->pid == 0 || Exited(it->pid)) {
-    ReapLocked(*it);
-    return Ok();
-  }
-  auto sent = it->node.remote->Signal(it->pid, SIGCONT);
-  if (!sent) return Fail("etcd: resume " + node.name + ": " + sent.error());
-  if (ledger_ != nullptr && it->stop_seq != 0)
-    ledger_->MarkHealed(it->stop_seq);
-  it->paused = false;
-  it->stop_seq = 0;
-  return Ok();
+  return daemons_.Resume(node, kDaemon);
 }
 
 bool EtcdTarget::Running(const Node& node) { return Pid(node) != 0; }
 
-pid_t EtcdTarget::Pid(const Node& node) {
-  std::lock_guard<std::mutex> lock(mu_);
-  for (auto& m : members_) {
-    if (m.node.name != node.name) continue;
-    if (m.pid != 0 && Exited(m.pid)) ReapLocked(m);
-    return m.pid;
-  }
-  return 0;
+pid_t EtcdTarget::Pid(const Node& node) { return daemons_.Pid(node, kDaemon); }
+
+std::string EtcdTarget::IpOf(const Node& node) const {
+  const Node* n = daemons_.Find(node.name);
+  return n == nullptr ? "" : n->ip;
 }
 
 std::string EtcdTarget::MemberName(std::uint64_t id, const std::string& ip) {
@@ -312,13 +193,7 @@ std::string EtcdTarget::MemberName(std::uint64_t id, const std::string& ip) {
 
 NodeStatus EtcdTarget::Inspect(const Node& node) {
   NodeStatus status;
-  std::string ip;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (const auto& m : members_) {
-      if (m.node.name == node.name) ip = m.node.ip;
-    }
-  }
+  const std::string ip = IpOf(node);
   if (ip.empty()) return status;
   HttpSession http;
   auto reply = http.Post(ClientUrl(ip) + "/v3/maintenance/status", "{}",
@@ -340,14 +215,7 @@ NodeStatus EtcdTarget::Inspect(const Node& node) {
 
 harness::Status EtcdTarget::AwaitHealthy(std::chrono::milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;
-  std::vector<Node> nodes;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (auto& m : members_) {
-      if (m.pid != 0 && Exited(m.pid)) ReapLocked(m);
-      if (m.pid != 0) nodes.push_back(m.node);
-    }
-  }
+  const std::vector<Node> nodes = daemons_.RunningNodes(kDaemon);
   if (nodes.empty()) return Fail("etcd: no member is running");
   HttpSession http;
   std::string problem;
@@ -392,52 +260,22 @@ harness::Status EtcdTarget::AwaitHealthy(std::chrono::milliseconds timeout) {
 }
 
 harness::Status EtcdTarget::Teardown(const std::string& log_dir) {
-  std::lock_guard<std::mutex> lock(mu_);
   std::string problems;
-  // SIGTERM everyone at once (resuming paused members first), bounded wait.
-  std::vector<pid_t> pids;
-  for (auto& m : members_) {
-    if (m.pid == 0 || Exited(m.pid)) {
-      ReapLocked(m);
-      continue;
-    }
-    if (m.paused) {
-      (void)m.node.remote->Signal(m.pid, SIGCONT);
-      if (ledger_ != nullptr && m.stop_seq != 0)
-        ledger_->MarkHealed(m.stop_seq);
-      m.paused = false;
-      m.stop_seq = 0;
-    }
-    (void)m.node.remote->Signal(m.pid, SIGTERM);
-    pids.push_back(m.pid);
+  // etcd can hang in "leadership transfer" after SIGTERM: StopAll escalates.
+  if (auto stopped = daemons_.StopAll(kTermGrace); !stopped) {
+    problems += " " + stopped.error() + ";";
   }
-  // etcd can hang in "leadership transfer" after SIGTERM: escalate.
-  std::vector<pid_t> stuck = AwaitGone(pids, kTermGrace);
-  for (auto& m : members_) {
-    if (std::find(stuck.begin(), stuck.end(), m.pid) != stuck.end()) {
-      (void)m.node.remote->Signal(m.pid, SIGKILL);
-    }
-  }
-  stuck = AwaitGone(stuck, kKillWait);
-  for (auto& m : members_) {
-    if (m.pid == 0) continue;
-    if (std::find(stuck.begin(), stuck.end(), m.pid) != stuck.end()) {
-      problems += " " + m.node.name + " (pid " + std::to_string(m.pid) +
-                  ") would not die;";
-    } else {
-      ReapLocked(m);
-    }
-  }
-  for (auto& m : members_) {
-    const std::string dir = NodeDir(m.node);
-    if (!log_dir.empty() && m.ever_started) {
-      auto copied = m.node.remote->Download(
-          dir + "/etcd.log", log_dir + "/" + m.node.name + "/etcd.log");
+  for (const Node& node : daemons_.nodes()) {
+    const std::string dir = NodeDir(node);
+    if (!log_dir.empty() && daemons_.EverStarted(node, kDaemon)) {
+      auto copied = node.remote->Download(
+          dir + "/etcd.log", log_dir + "/" + node.name + "/etcd.log");
       if (!copied) problems += " " + copied.error() + ";";
     }
-    auto rm = m.node.remote->Run({"rm", "-rf", dir + "/data"});
-    if (!rm.ok())
+    auto rm = node.remote->Run({"rm", "-rf", dir + "/data"});
+    if (!rm.ok()) {
       problems += " cannot remove " + dir + "/data: " + rm.err + ";";
+    }
   }
   if (!problems.empty()) return Fail("etcd teardown:" + problems);
   return Ok();
@@ -451,13 +289,7 @@ Result<std::unique_ptr<harness::Client>> EtcdTarget::OpenClient(
     return Fail("etcd: no client for workload '" + workload +
                 "' (supported: register, lock)");
   }
-  std::string ip;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (const auto& m : members_) {
-      if (m.node.name == node.name) ip = m.node.ip;
-    }
-  }
+  const std::string ip = IpOf(node);
   if (ip.empty()) return Fail("etcd: unknown node " + node.name);
   EtcdClientOptions options;
   options.ip = ip;

@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/daemons.h"
 #include "harness/spec.h"
 #include "harness/target.h"
 
@@ -89,30 +90,20 @@ class EtcdTarget : public harness::Target {
   std::vector<std::string> CommandLine(const harness::Node& node) const;
 
  private:
-  struct Member {
-    harness::Node node;
-    pid_t pid = 0;
-    bool paused = false;
-    long stop_seq = 0;  // ledger seq of the active `stop` entry, 0 if none
-    bool ever_started = false;  // has a log worth collecting
-  };
-
   std::string NodeDir(const harness::Node& node) const;
   std::string InitialCluster() const;
+  std::string IpOf(const harness::Node& node) const;  // "" if unknown
   // Maps a member id to a node name, refreshing the cache from
   // /v3/cluster/member/list on `ip` on a miss. "" when unknown.
   std::string MemberName(std::uint64_t id, const std::string& ip);
-  void ReapLocked(Member& m);
-  Member* FindLocked(const harness::Node& node);  // nullptr if unknown
 
   harness::EtcdSpec spec_;
   harness::WorkloadSpec workload_;
-  harness::Ledger* ledger_;
   std::string work_dir_;
   std::string token_;
+  harness::Daemons daemons_;  // one "etcd" daemon per node
 
-  std::mutex mu_;
-  std::vector<Member> members_;                      // in cluster order
+  std::mutex mu_;                                    // guards id_to_name_
   std::map<std::uint64_t, std::string> id_to_name_;  // member id -> node name
 };
 

@@ -26,10 +26,11 @@
 
 #include <chrono>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "harness/clock.h"
+#include "harness/daemons.h"
 #include "harness/spec.h"
 #include "harness/target.h"
 
@@ -38,7 +39,9 @@ namespace faultline::targets::raftkv {
 constexpr int kPeerPort = 7001;
 constexpr int kClientPort = 6379;
 
-class RaftkvTarget : public harness::Target {
+// ClockSkewable: with clock faults, every member runs under libfaketime
+// (harness/clock.h); raftkv reads time through libc, so it is affected.
+class RaftkvTarget : public harness::Target, public harness::ClockSkewable {
  public:
   // `binary` is the raftkv executable to run (FindTargetBinary's answer);
   // "" means spec.binary as given. `ledger` may be nullptr. `work_dir` is
@@ -84,29 +87,17 @@ class RaftkvTarget : public harness::Target {
   std::vector<std::string> CommandLine(const harness::Node& node) const;
 
  private:
-  struct Member {
-    harness::Node node;
-    pid_t pid = 0;
-    bool paused = false;
-    long stop_seq = 0;  // ledger seq of the active `stop` entry, 0 if none
-    bool ever_started = false;
-  };
-
   std::string NodeDir(const harness::Node& node) const;
-  std::string Peers() const;
-  void ReapLocked(Member& m);
-  Member* FindLocked(const std::string& name);
+  std::string Peers(const std::vector<harness::Node>& nodes) const;
   std::string IpOf(const harness::Node& node);  // "" if unknown
   std::string NameOfId(long long id);           // "" if unknown
 
   harness::RaftkvSpec spec_;
   harness::WorkloadSpec workload_;
-  harness::Ledger* ledger_;
   std::string work_dir_;
   std::string binary_;
-
-  std::mutex mu_;
-  std::vector<Member> members_;  // in cluster order: member id = index + 1
+  harness::Daemons daemons_;  // one "raftkv" daemon per node; member id =
+                              // node index + 1
 };
 
 }  // namespace faultline::targets::raftkv

@@ -1,0 +1,287 @@
+#include "harness/daemons.h"
+
+#include <signal.h>
+
+#include <algorithm>
+#include <thread>
+#include <utility>
+
+#include "harness/ledger.h"
+#include "harness/process.h"
+
+namespace faultline::harness {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// How long a SIGKILLed process may take to disappear from the process table.
+constexpr auto kKillWait = std::chrono::milliseconds(5000);
+
+bool Exited(pid_t pid) { return !ProcessAlive(pid); }
+
+// Waits until every pid is gone (ProcessAlive reaps our children), at most
+// `limit`. Returns the pids still alive.
+std::vector<pid_t> AwaitGone(std::vector<pid_t> pids,
+                             std::chrono::milliseconds limit) {
+  const auto deadline = Clock::now() + limit;
+  while (true) {
+    std::erase_if(pids, [](pid_t p) { return Exited(p); });
+    if (pids.empty() || Clock::now() >= deadline) return pids;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+}  // namespace
+
+Daemons::Daemons(std::string owner, Ledger* ledger)
+    : owner_(std::move(owner)), ledger_(ledger) {}
+
+Status Daemons::Reset(const std::vector<Node>& nodes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const Slot& s : slots_) {
+    if (s.pid != 0 && !Exited(s.pid)) {
+      return Fail(owner_ + ": " + s.daemon + " on " + s.node +
+                  " is still running");
+    }
+  }
+  for (const Node& node : nodes) {
+    if (node.remote == nullptr) {
+      return Fail(owner_ + ": node " + node.name + " has no remote");
+    }
+    if (node.name.empty() || node.name.find('/') != std::string::npos) {
+      return Fail(owner_ + ": bad node name '" + node.name + "'");
+    }
+  }
+  nodes_ = nodes;
+  slots_.clear();
+  return Ok();
+}
+
+std::vector<Node> Daemons::nodes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return nodes_;
+}
+
+const Node* Daemons::Find(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const Node& n : nodes_) {
+    if (n.name == name) return &n;
+  }
+  return nullptr;
+}
+
+int Daemons::IndexOf(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    if (nodes_[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+Daemons::Slot* Daemons::FindLocked(const std::string& node,
+                                   const std::string& daemon) {
+  for (Slot& s : slots_) {
+    if (s.node == node && s.daemon == daemon) return &s;
+  }
+  return nullptr;
+}
+
+const Daemons::Slot* Daemons::FindLocked(const std::string& node,
+                                         const std::string& daemon) const {
+  for (const Slot& s : slots_) {
+    if (s.node == node && s.daemon == daemon) return &s;
+  }
+  return nullptr;
+}
+
+Daemons::Slot& Daemons::SlotLocked(const Node& node,
+                                   const std::string& daemon) {
+  if (Slot* s = FindLocked(node.name, daemon)) return *s;
+  Slot s;
+  s.node = node.name;
+  s.daemon = daemon;
+  for (const Node& n : nodes_) {
+    if (n.name == node.name) s.remote = n.remote;
+  }
+  slots_.push_back(std::move(s));
+  return slots_.back();
+}
+
+std::string Daemons::Where(const Node& node, const std::string& daemon) const {
+  return daemon + " on " + node.name;
+}
+
+void Daemons::ReapLocked(Slot& s) {
+  if (s.paused && s.stop_seq != 0 && ledger_ != nullptr) {
+    ledger_->MarkHealed(s.stop_seq);  // the stopped process is gone
+  }
+  s.pid = 0;
+  s.paused = false;
+  s.stop_seq = 0;
+}
+
+Status Daemons::Start(const Node& node, const std::string& daemon,
+                      const std::vector<std::string>& argv,
+                      const std::string& log_path,
+                      const std::vector<std::string>& env) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Slot& s = SlotLocked(node, daemon);
+  if (s.remote == nullptr) return Fail(owner_ + ": unknown node " + node.name);
+  if (s.pid != 0 && !Exited(s.pid)) return Ok();
+  ReapLocked(s);
+  auto pid = s.remote->Start(argv, log_path, env);
+  if (!pid) {
+    return Fail(owner_ + ": start " + Where(node, daemon) + ": " + pid.error());
+  }
+  s.pid = *pid;
+  s.ever_started = true;
+  return Ok();
+}
+
+Status Daemons::Kill(const Node& node, const std::string& daemon) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Slot* s = FindLocked(node.name, daemon);
+  if (s == nullptr || s->pid == 0 || Exited(s->pid)) {
+    if (s != nullptr) ReapLocked(*s);
+    return Ok();
+  }
+  auto sent = s->remote->Signal(s->pid, SIGKILL);
+  if (!sent && !Exited(s->pid)) {
+    return Fail(owner_ + ": kill " + Where(node, daemon) + ": " + sent.error());
+  }
+  if (!AwaitGone({s->pid}, kKillWait).empty()) {
+    return Fail(owner_ + ": " + Where(node, daemon) + " (pid " +
+                std::to_string(s->pid) + ") survived SIGKILL");
+  }
+  ReapLocked(*s);
+  return Ok();
+}
+
+Status Daemons::Pause(const Node& node, const std::string& daemon) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Slot* s = FindLocked(node.name, daemon);
+  if (s == nullptr || s->pid == 0 || Exited(s->pid)) {
+    return Fail(owner_ + ": pause " + Where(node, daemon) + ": not running");
+  }
+  if (s->paused) return Ok();
+  long seq = 0;
+  if (ledger_ != nullptr) {
+    auto start_time = ProcessStartTime(s->pid);
+    if (!start_time) {
+      return Fail(owner_ + ": pause " + Where(node, daemon) + ": process gone");
+    }
+    LedgerEntry entry;
+    entry.kind = "stop";
+    entry.node = node.name;
+    entry.pid = s->pid;
+    entry.start_time = *start_time;
+    seq = ledger_->Record(entry);
+    if (seq < 0) {
+      return Fail(owner_ + ": pause " + Where(node, daemon) +
+                  ": cannot record the stop in the fault ledger");
+    }
+  }
+  auto sent = s->remote->Signal(s->pid, SIGSTOP);
+  if (!sent) {
+    if (ledger_ != nullptr) ledger_->MarkHealed(seq);
+    return Fail(owner_ + ": pause " + Where(node, daemon) + ": " +
+                sent.error());
+  }
+  s->paused = true;
+  s->stop_seq = seq;
+  return Ok();
+}
+
+Status Daemons::Resume(const Node& node, const std::string& daemon) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Slot* s = FindLocked(node.name, daemon);
+  if (s == nullptr || !s->paused) return Ok();
+  if (s->pid == 0 || Exited(s->pid)) {
+    ReapLocked(*s);
+    return Ok();
+  }
+  auto sent = s->remote->Signal(s->pid, SIGCONT);
+  if (!sent) {
+    return Fail(owner_ + ": resume " + Where(node, daemon) + ": " +
+                sent.error());
+  }
+  if (ledger_ != nullptr && s->stop_seq != 0) ledger_->MarkHealed(s->stop_seq);
+  s->paused = false;
+  s->stop_seq = 0;
+  return Ok();
+}
+
+pid_t Daemons::Pid(const Node& node, const std::string& daemon) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Slot* s = FindLocked(node.name, daemon);
+  if (s == nullptr) return 0;
+  if (s->pid != 0 && Exited(s->pid)) ReapLocked(*s);
+  return s->pid;
+}
+
+bool Daemons::Paused(const Node& node, const std::string& daemon) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Slot* s = FindLocked(node.name, daemon);
+  if (s == nullptr) return false;
+  if (s->pid != 0 && Exited(s->pid)) ReapLocked(*s);
+  return s->paused;
+}
+
+bool Daemons::EverStarted(const Node& node, const std::string& daemon) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const Slot* s = FindLocked(node.name, daemon);
+  return s != nullptr && s->ever_started;
+}
+
+std::vector<Node> Daemons::RunningNodes(const std::string& daemon) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<Node> out;
+  for (const Node& n : nodes_) {
+    Slot* s = FindLocked(n.name, daemon);
+    if (s == nullptr) continue;
+    if (s->pid != 0 && Exited(s->pid)) ReapLocked(*s);
+    if (s->pid != 0) out.push_back(n);
+  }
+  return out;
+}
+
+Status Daemons::StopAll(std::chrono::milliseconds grace) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<pid_t> pids;
+  for (Slot& s : slots_) {
+    if (s.pid == 0 || Exited(s.pid)) {
+      ReapLocked(s);
+      continue;
+    }
+    if (s.paused) {
+      (void)s.remote->Signal(s.pid, SIGCONT);
+      if (ledger_ != nullptr && s.stop_seq != 0)
+        ledger_->MarkHealed(s.stop_seq);
+      s.paused = false;
+      s.stop_seq = 0;
+    }
+    (void)s.remote->Signal(s.pid, SIGTERM);
+    pids.push_back(s.pid);
+  }
+  std::vector<pid_t> stuck = AwaitGone(pids, grace);
+  for (Slot& s : slots_) {
+    if (std::find(stuck.begin(), stuck.end(), s.pid) != stuck.end()) {
+      (void)s.remote->Signal(s.pid, SIGKILL);
+    }
+  }
+  stuck = AwaitGone(stuck, kKillWait);
+  std::string problems;
+  for (Slot& s : slots_) {
+    if (s.pid == 0) continue;
+    if (std::find(stuck.begin(), stuck.end(), s.pid) != stuck.end()) {
+      problems += " " + s.daemon + " on " + s.node + " (pid " +
+                  std::to_string(s.pid) + ") would not die;";
+    } else {
+      ReapLocked(s);
+    }
+  }
+  if (!problems.empty()) return Fail(owner_ + ": stop:" + problems);
+  return Ok();
+}
+
+}  // namespace faultline::harness
