@@ -22,6 +22,10 @@ const KnownNames& Known() {
                   {"redis",
                    "Redis 7 primary + replicas with one Sentinel per node "
                    "(failover)",
+                   1},
+                  {"zookeeper",
+                   "Apache ZooKeeper 3.8 ensemble, one server per node "
+                   "(registers as znodes, lock recipe)",
                    1}},
       .workloads = {{"register",
                      "read / write / compare-and-set on independent keys; "
@@ -30,7 +34,8 @@ const KnownNames& Known() {
                     {"lock",
                      "acquire a named lock (TTL lease), write a protected "
                      "resource with the fencing token, release; checked "
-                     "for mutual exclusion and fencing (etcd, raftkv, redis)",
+                     "for mutual exclusion and fencing (etcd, raftkv, redis, "
+                     "zookeeper)",
                      1},
                     {"election",
                      "candidates campaign through the target's lock "
@@ -274,6 +279,16 @@ std::string DescribeSpec(const TestSpec& s) {
     o += "  unsafe: " + Quote(r.unsafe) + "\n";
     o += "  binary: " + Quote(r.binary) + "\n";
     o += "  extra_args: " + Flow(r.extra_args, true) + "\n";
+  } else if (s.target.name == "zookeeper") {
+    const ZookeeperSpec& z = s.target.zookeeper;
+    o += "  tick_ms: " + std::to_string(z.tick_ms) + "\n";
+    o += "  init_limit: " + std::to_string(z.init_limit) + "\n";
+    o += "  sync_limit: " + std::to_string(z.sync_limit) + "\n";
+    o += std::string("  sync_reads: ") + (z.sync_reads ? "true" : "false") +
+         "\n";
+    o += "  java: " + Quote(z.java) + "\n";
+    o += "  classpath: " + Quote(z.classpath) + "\n";
+    o += "  jvm_args: " + Flow(z.jvm_args, true) + "\n";
   } else if (s.target.name == "redis") {
     const RedisSpec& r = s.target.redis;
     o += "  down_after_ms: " + std::to_string(r.down_after_ms) + "\n";

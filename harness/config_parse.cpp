@@ -48,6 +48,13 @@ const std::vector<std::pair<std::string, std::string>>& AllKeys() {
       {"target", "min_replicas_max_lag_s"},
       {"target", "appendonly"},
       {"target", "sentinel_binary"},
+      {"target", "tick_ms"},
+      {"target", "init_limit"},
+      {"target", "sync_limit"},
+      {"target", "sync_reads"},
+      {"target", "java"},
+      {"target", "classpath"},
+      {"target", "jvm_args"},
       {"workload", "keys"},
       {"workload", "concurrency"},
       {"workload", "rate"},
@@ -95,6 +102,7 @@ class Parser : public YamlReader {
   void Target(const Item& it);
   std::vector<FieldDef> EtcdFields();
   std::vector<FieldDef> RaftkvFields();
+  std::vector<FieldDef> ZookeeperFields();
   std::vector<FieldDef> RedisFields();
   // The keys of target `name` (etcd's for an unknown name).
   std::vector<FieldDef> FieldsOf(const std::string& name);
@@ -342,7 +350,35 @@ std::vector<FieldDef> Parser::RedisFields() {
   };
 }
 
+std::vector<FieldDef> Parser::ZookeeperFields() {
+  ZookeeperSpec& z = spec_->target.zookeeper;
+  return {
+      {"tick_ms",
+       [&](const Item& x) {
+         Millis(x, 10, 10000, &z.tick_ms,
+                "ZooKeeper's tickTime; faultline's default is 200 (the "
+                "package's is 2000)");
+       }},
+      {"init_limit",
+       [&](const Item& x) {
+         Int(x, 1, 1000, &z.init_limit,
+             "initLimit, in ticks: how long a follower may take to join");
+       }},
+      {"sync_limit",
+       [&](const Item& x) {
+         Int(x, 1, 1000, &z.sync_limit,
+             "syncLimit, in ticks: how long a follower may lag before it "
+             "is dropped");
+       }},
+      {"sync_reads", [&](const Item& x) { Bool(x, &z.sync_reads); }},
+      {"java", [&](const Item& x) { Text(x, false, &z.java); }},
+      {"classpath", [&](const Item& x) { Text(x, true, &z.classpath); }},
+      {"jvm_args", [&](const Item& x) { TextList(x, &z.jvm_args); }},
+  };
+}
+
 std::vector<FieldDef> Parser::FieldsOf(const std::string& name) {
+  if (name == "zookeeper") return ZookeeperFields();
   if (name == "raftkv") return RaftkvFields();
   if (name == "redis") return RedisFields();
   return EtcdFields();

@@ -332,7 +332,35 @@ void CheckRedis(const TestSpec& s, const Provenance& prov, Diagnostics* diag) {
   }
 }
 
+void CheckZookeeper(const TestSpec& s, const Provenance& prov,
+                    Diagnostics* diag) {
+  const ZookeeperSpec& z = s.target.zookeeper;
+  const int ttl = s.workload.ttl_ms;
+  const bool leased =
+      s.workload.name == "lock" || s.workload.name == "election";
+  if (!leased ||
+      prov.AnyBad({"target.tick_ms", "workload.ttl_ms", "workload.name"})) {
+    return;
+  }
+  // The lock's lease is the session, and the server clamps a session
+  // timeout to 2..20 ticks: say so rather than run with another lease.
+  if (ttl < 2 * z.tick_ms || ttl > 20 * z.tick_ms) {
+    diag->Add(prov.Blame({"workload.ttl_ms", "target.tick_ms"}),
+              "workload.ttl_ms (" + std::to_string(ttl) +
+                  ") is the ZooKeeper session timeout, which the servers "
+                  "clamp to 2..20 x target.tick_ms (" +
+                  std::to_string(2 * z.tick_ms) + ".." +
+                  std::to_string(20 * z.tick_ms) + " ms)",
+              "set ttl_ms within that range, or tick_ms to about ttl_ms / "
+              "10");
+  }
+}
+
 void CheckTarget(const TestSpec& s, const Provenance& prov, Diagnostics* diag) {
+  if (s.target.name == "zookeeper") {
+    CheckZookeeper(s, prov, diag);
+    return;
+  }
   if (s.target.name == "redis") {
     CheckRedis(s, prov, diag);
     return;
@@ -365,7 +393,8 @@ void CheckWorkload(const TestSpec& s, const Provenance& prov,
   if (w.name == "lock" || w.name == "election") {
     // The targets whose client implements acquire/renew/release (elections
     // run on the same client).
-    static const std::vector<std::string> kLockTargets = {"etcd", "raftkv", "redis"};
+    static const std::vector<std::string> kLockTargets = {"etcd", "raftkv", "redis",
+                                                          "zookeeper"};
     const bool has_lock_client =
         std::find(kLockTargets.begin(), kLockTargets.end(), s.target.name) !=
         kLockTargets.end();

@@ -82,11 +82,29 @@ struct RedisSpec {
   bool operator==(const RedisSpec&) const = default;
 };
 
+// Apache ZooKeeper 3.8 (docs/targets/zookeeper.md): one server per node,
+// run by faultline's own java command line.
+struct ZookeeperSpec {
+  int tick_ms = 200;       // [tick_ms] tickTime, 10..10000; sessions last
+                           // 2..20 ticks
+  int init_limit = 20;     // [init_limit] initLimit in ticks, 1..1000
+  int sync_limit = 5;      // [sync_limit] syncLimit in ticks, 1..1000
+  bool sync_reads = true;  // [sync_reads] register reads call sync first;
+                           // false is known to allow stale reads
+  std::string java = "java";  // [java] path or name on PATH
+  std::string classpath;      // [classpath] "" = the Debian jars
+  // [jvm_args] Extra JVM arguments (e.g. -Dzookeeper.x=y), before the
+  // main class.
+  std::vector<std::string> jvm_args;
+  bool operator==(const ZookeeperSpec&) const = default;
+};
+
 struct TargetSpec {
   std::string name = "etcd";  // [name] "etcd" | "raftkv" | "redis"
   EtcdSpec etcd;              // etcd's keys, flat under `target:`
   RaftkvSpec raftkv;          // raftkv's keys, flat under `target:`
   RedisSpec redis;            // redis's keys, flat under `target:`
+  ZookeeperSpec zookeeper;    // zookeeper's keys, flat under `target:`
   bool operator==(const TargetSpec&) const = default;
 };
 

@@ -17,6 +17,8 @@ packages=(
   etcd-server etcd-client redis-tools
   # Redis target: redis-server and redis-sentinel (Redis 7)
   redis-server redis-sentinel
+  # ZooKeeper target: the server (runs on Java 17), its C client library
+  zookeeper libzookeeper-mt-dev openjdk-17-jre-headless
   # the clock fault preloads libfaketime into target processes
   libfaketime
 )

@@ -11,6 +11,7 @@
 #include "nemesis/netns_nemesis.h"
 #include "targets/etcd/etcd_target.h"
 #include "targets/raftkv/raftkv_target.h"
+#include "targets/zookeeper/zk_target.h"
 #include "workloads/election.h"
 #include "workloads/lock.h"
 #include "workloads/register.h"
@@ -31,6 +32,12 @@ harness::Result<std::unique_ptr<harness::Target>> MakeTargetOnly(
     return std::unique_ptr<harness::Target>(
         std::make_unique<targets::raftkv::RaftkvTarget>(
             spec.target.raftkv, spec.workload, ledger, work_dir,
+            FindTargetBinary(spec)));
+  }
+  if (spec.target.name == "zookeeper") {
+    return std::unique_ptr<harness::Target>(
+        std::make_unique<targets::zookeeper::ZookeeperTarget>(
+            spec.target.zookeeper, spec.workload, ledger, work_dir,
             FindTargetBinary(spec)));
   }
   return harness::Fail("unknown target " + spec.target.name);
@@ -109,6 +116,9 @@ std::string Executable(const std::string& b) {
 
 std::string FindTargetBinary(const harness::TestSpec& spec) {
   if (spec.target.name == "etcd") return Executable(spec.target.etcd.binary);
+  if (spec.target.name == "zookeeper") {
+    return Executable(spec.target.zookeeper.java);
+  }
   if (spec.target.name == "raftkv") {
     const std::string& b = spec.target.raftkv.binary;
     // A bare name is looked up beside faultline first: both are built into
@@ -122,6 +132,10 @@ std::string FindTargetBinary(const harness::TestSpec& spec) {
 }
 
 std::string InstallHint(const harness::TestSpec& spec) {
+  if (spec.target.name == "zookeeper") {
+    return "apt-get install zookeeper libzookeeper-mt-dev openjdk-17-jre-headless "
+           "(or set target.java)";
+  }
   if (spec.target.name == "raftkv") {
     return "build it with scripts/build.sh (it is written next to "
            "build/faultline), or set target.binary";

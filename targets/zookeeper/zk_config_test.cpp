@@ -1,0 +1,188 @@
+#include "targets/zookeeper/zk_config.h"
+
+#include <catch2/catch.hpp>
+
+#include "harness/config.h"
+#include "targets/zookeeper/zk_client.h"
+
+namespace faultline::targets::zookeeper {
+namespace {
+
+// Answers captured from ZooKeeper 3.8.0 (Debian 12) in a 3-node ensemble.
+constexpr const char* kSrvrLeader =
+    "Zookeeper version: 3.8.0-${mvngit.commit.id}, built on 2023-10-27 "
+    "08:54 UTC\n"
+    "Latency min/avg/max: 0/0.4545/3\n"
+    "Received: 26\n"
+    "Sent: 25\n"
+    "Connections: 1\n"
+    "Outstanding: 0\n"
+    "Zxid: 0x200000003\n"
+    "Mode: leader\n"
+    "Node count: 7\n"
+    "Proposal sizes last/min/max: 48/48/92\n";
+constexpr const char* kSrvrFollowerNoWrites =
+    "Zookeeper version: 3.8.0-${mvngit.commit.id}, built on 2023-10-27 "
+    "08:54 UTC\n"
+    "Latency min/avg/max: 0/0.0/0\n"
+    "Received: 1\n"
+    "Sent: 0\n"
+    "Connections: 1\n"
+    "Outstanding: 0\n"
+    "Zxid: 0x0\n"
+    "Mode: follower\n"
+    "Node count: 5\n";
+constexpr const char* kNotServing =
+    "This ZooKeeper instance is not currently serving requests\n";
+
+TEST_CASE("zoo.cfg names every server and binds the client port",
+          "[zookeeper]") {
+  ZooCfg cfg;
+  cfg.tick_ms = 200;
+  cfg.init_limit = 20;
+  cfg.sync_limit = 5;
+  cfg.data_dir = "/w/n2/data";
+  cfg.client_ip = "10.77.40.2";
+  cfg.server_ips = {"10.77.40.1", "10.77.40.2", "10.77.40.3"};
+  const std::string text = RenderZooCfg(cfg);
+  CHECK(text.find("tickTime=200\n") != std::string::npos);
+  CHECK(text.find("initLimit=20\n") != std::string::npos);
+  CHECK(text.find("syncLimit=5\n") != std::string::npos);
+  CHECK(text.find("dataDir=/w/n2/data\n") != std::string::npos);
+  CHECK(text.find("clientPort=2181\n") != std::string::npos);
+  CHECK(text.find("clientPortAddress=10.77.40.2\n") != std::string::npos);
+  CHECK(text.find("4lw.commands.whitelist=srvr,mntr\n") != std::string::npos);
+  CHECK(text.find("admin.enableServer=false\n") != std::string::npos);
+  CHECK(text.find("maxClientCnxns=0\n") != std::string::npos);
+  CHECK(text.find("server.1=10.77.40.1:2888:3888\n") != std::string::npos);
+  CHECK(text.find("server.2=10.77.40.2:2888:3888\n") != std::string::npos);
+  CHECK(text.find("server.3=10.77.40.3:2888:3888\n") != std::string::npos);
+  CHECK(text.find("server.4") == std::string::npos);
+}
+
+TEST_CASE("a one-node zoo.cfg has no server lines (standalone)",
+          "[zookeeper]") {
+  ZooCfg cfg;
+  cfg.data_dir = "/w/n1/data";
+  cfg.client_ip = "10.77.40.1";
+  cfg.server_ips = {"10.77.40.1"};
+  CHECK(RenderZooCfg(cfg).find("server.") == std::string::npos);
+}
+
+TEST_CASE("the java command runs QuorumPeerMain on the node's zoo.cfg",
+          "[zookeeper]") {
+  auto argv =
+      JavaCommand("/usr/bin/java", "a.jar:b.jar", "/w/n1/zoo.cfg", "/w/n1");
+  REQUIRE(argv.size() >= 4);
+  CHECK(argv.front() == "/usr/bin/java");
+  CHECK(argv.back() == "/w/n1/zoo.cfg");
+  CHECK(argv[argv.size() - 2] ==
+        "org.apache.zookeeper.server.quorum.QuorumPeerMain");
+  auto cp = std::find(argv.begin(), argv.end(), "-cp");
+  REQUIRE(cp != argv.end());
+  CHECK(*(cp + 1) == "a.jar:b.jar");
+}
+
+TEST_CASE("srvr of a leader gives mode and epoch", "[zookeeper]") {
+  auto info = ParseSrvr(kSrvrLeader);
+  REQUIRE(info);
+  CHECK(info->serving);
+  CHECK(info->mode == "leader");
+  REQUIRE(info->zxid);
+  CHECK(*info->zxid == 0x200000003ULL);
+  CHECK(info->epoch() == 2);
+}
+
+TEST_CASE("srvr of a fresh follower has zxid 0", "[zookeeper]") {
+  auto info = ParseSrvr(kSrvrFollowerNoWrites);
+  REQUIRE(info);
+  CHECK(info->mode == "follower");
+  CHECK(info->zxid == 0ULL);
+}
+
+TEST_CASE("a server that is electing is not serving", "[zookeeper]") {
+  auto info = ParseSrvr(kNotServing);
+  REQUIRE(info);
+  CHECK_FALSE(info->serving);
+  CHECK(info->mode.empty());
+}
+
+TEST_CASE("text that is no srvr answer is rejected", "[zookeeper]") {
+  CHECK_FALSE(ParseSrvr(""));
+  CHECK_FALSE(
+      ParseSrvr("srvr is not executed because it is not in the "
+                "whitelist.\n"));
+  auto bad_zxid = ParseSrvr("Zxid: 0xZZ\nMode: follower\n");
+  REQUIRE(bad_zxid);
+  CHECK_FALSE(bad_zxid->zxid);
+}
+
+TEST_CASE("session timeouts are clamped to 2..20 ticks", "[zookeeper]") {
+  CHECK(ClampSessionTimeout(1000, 200) == 1000);
+  CHECK(ClampSessionTimeout(100, 200) == 400);
+  CHECK(ClampSessionTimeout(10000, 200) == 4000);
+  CHECK(ClampSessionTimeout(10000, 2000) == 10000);
+}
+
+TEST_CASE("sequence numbers are the last ten digits", "[zookeeper]") {
+  CHECK(SequenceOf("lock-0000000042") == 42);
+  CHECK(SequenceOf("lock-") == -1);
+  CHECK(SequenceOf("lock-00000000x2") == -1);
+}
+
+TEST_CASE(
+    "the lock goes to the lowest sequence; others watch the next "
+    "lower one",
+    "[zookeeper]") {
+  const std::vector<std::string> kids = {"lock-0000000007", "lock-0000000003",
+                                         "lock-0000000005"};
+  CHECK(LockPredecessor(kids, "lock-0000000003") == std::string());
+  CHECK(LockPredecessor(kids, "lock-0000000005") ==
+        std::string("lock-0000000003"));
+  CHECK(LockPredecessor(kids, "lock-0000000007") ==
+        std::string("lock-0000000005"));
+  // Our znode is gone (the session expired): not ours to wait for.
+  CHECK_FALSE(LockPredecessor(kids, "lock-0000000004"));
+  CHECK_FALSE(LockPredecessor(kids, "garbage"));
+}
+
+TEST_CASE("register keys map to znodes under /faultline/registers",
+          "[zookeeper]") {
+  using checkers::Value;
+  CHECK(ZkRegisterClient::PathFor(Value::Int(3)) == "/faultline/registers/3");
+  CHECK(ZkRegisterClient::PathFor(Value::String("k1")) ==
+        "/faultline/registers/k1");
+  CHECK(ZkRegisterClient::PathFor(Value::String("a/b")).empty());
+  CHECK(ZkRegisterClient::PathFor(Value::String("..")).empty());
+}
+
+TEST_CASE(
+    "a zookeeper config loads; a lock ttl outside the session clamp "
+    "is rejected",
+    "[zookeeper][config]") {
+  const std::string base =
+      "name: zk\n"
+      "cluster: {nodes: 3, subnet: 10.77.43.0/24}\n"
+      "target: {name: zookeeper, tick_ms: 100, sync_reads: false}\n";
+  auto ok = harness::LoadConfigText(base, "zk.yaml");
+  REQUIRE(ok.ok());
+  CHECK(ok.spec->target.name == "zookeeper");
+  CHECK(ok.spec->target.zookeeper.tick_ms == 100);
+  CHECK_FALSE(ok.spec->target.zookeeper.sync_reads);
+  // DescribeSpec writes the zookeeper keys and loads back the same.
+  auto again =
+      harness::LoadConfigText(harness::DescribeSpec(*ok.spec), "again.yaml");
+  REQUIRE(again.ok());
+  CHECK(again.spec->target == ok.spec->target);
+  auto bad = harness::LoadConfigText(
+      base + "workload: {name: lock, ttl_ms: 5000}\n", "zk.yaml");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.FormatErrors().find("2..20 x target.tick_ms") != std::string::npos);
+  auto foreign = harness::LoadConfigText(
+      "name: zk\ntarget: {name: etcd, tick_ms: 100}\n", "zk.yaml");
+  REQUIRE_FALSE(foreign.ok());
+  CHECK(foreign.FormatErrors().find("zookeeper target") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace faultline::targets::zookeeper
