@@ -8,30 +8,34 @@
 namespace faultline::targets::zookeeper {
 namespace {
 
-// Answers captured from ZooKeeper 3.8.0 (Debian 12) in a 3-node ensemble.
+// Answers captured from ZooKeeper 3.8.0 (Debian 12, 3.8.0-11+deb12u2) in a
+// 3-node ensemble of a faultline run.
 constexpr const char* kSrvrLeader =
-    "Zookeeper version: 3.8.0-${mvngit.commit.id}, built on 2023-10-27 "
-    "08:54 UTC\n"
-    "Latency min/avg/max: 0/0.4545/3\n"
-    "Received: 26\n"
-    "Sent: 25\n"
-    "Connections: 1\n"
+    "Zookeeper version: 3.8.0-${mvngit.commit.id}, built on 2024-12-29 "
+    "17:54 UTC\n"
+    "Latency min/avg/max: 0/0.9634/8\n"
+    "Received: 234\n"
+    "Sent: 246\n"
+    "Connections: 3\n"
     "Outstanding: 0\n"
-    "Zxid: 0x200000003\n"
+    "Zxid: 0x100000036\n"
     "Mode: leader\n"
-    "Node count: 7\n"
-    "Proposal sizes last/min/max: 48/48/92\n";
-constexpr const char* kSrvrFollowerNoWrites =
-    "Zookeeper version: 3.8.0-${mvngit.commit.id}, built on 2023-10-27 "
-    "08:54 UTC\n"
-    "Latency min/avg/max: 0/0.0/0\n"
-    "Received: 1\n"
-    "Sent: 0\n"
-    "Connections: 1\n"
+    "Node count: 12\n"
+    "Proposal sizes last/min/max: 122/36/122\n";
+constexpr const char* kSrvrFollower =
+    "Zookeeper version: 3.8.0-${mvngit.commit.id}, built on 2024-12-29 "
+    "17:54 UTC\n"
+    "Latency min/avg/max: 0/1.1707/10\n"
+    "Received: 57\n"
+    "Sent: 58\n"
+    "Connections: 3\n"
     "Outstanding: 0\n"
-    "Zxid: 0x0\n"
+    "Zxid: 0x100000036\n"
     "Mode: follower\n"
-    "Node count: 5\n";
+    "Node count: 12\n";
+// Not captured: a follower before its first write (shared/notes: "a
+// follower reports Zxid: 0x0 until the first write").
+constexpr const char* kSrvrFollowerNoWrites = "Zxid: 0x0\nMode: follower\n";
 constexpr const char* kNotServing =
     "This ZooKeeper instance is not currently serving requests\n";
 
@@ -89,8 +93,16 @@ TEST_CASE("srvr of a leader gives mode and epoch", "[zookeeper]") {
   CHECK(info->serving);
   CHECK(info->mode == "leader");
   REQUIRE(info->zxid);
-  CHECK(*info->zxid == 0x200000003ULL);
-  CHECK(info->epoch() == 2);
+  CHECK(*info->zxid == 0x100000036ULL);
+  CHECK(info->epoch() == 1);
+}
+
+TEST_CASE("srvr of a follower gives its mode and epoch", "[zookeeper]") {
+  auto info = ParseSrvr(kSrvrFollower);
+  REQUIRE(info);
+  CHECK(info->serving);
+  CHECK(info->mode == "follower");
+  CHECK(info->epoch() == 1);
 }
 
 TEST_CASE("srvr of a fresh follower has zxid 0", "[zookeeper]") {
