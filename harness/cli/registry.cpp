@@ -11,6 +11,7 @@
 #include "nemesis/netns_nemesis.h"
 #include "targets/etcd/etcd_target.h"
 #include "targets/raftkv/raftkv_target.h"
+#include "targets/redis/redis_target.h"
 #include "targets/zookeeper/zk_target.h"
 #include "workloads/election.h"
 #include "workloads/lock.h"
@@ -38,6 +39,12 @@ harness::Result<std::unique_ptr<harness::Target>> MakeTargetOnly(
     return std::unique_ptr<harness::Target>(
         std::make_unique<targets::zookeeper::ZookeeperTarget>(
             spec.target.zookeeper, spec.workload, ledger, work_dir,
+            FindTargetBinary(spec)));
+  }
+  if (spec.target.name == "redis") {
+    return std::unique_ptr<harness::Target>(
+        std::make_unique<targets::redis::RedisTarget>(
+            spec.target.redis, spec.workload, ledger, work_dir,
             FindTargetBinary(spec)));
   }
   return harness::Fail("unknown target " + spec.target.name);
@@ -116,6 +123,7 @@ std::string Executable(const std::string& b) {
 
 std::string FindTargetBinary(const harness::TestSpec& spec) {
   if (spec.target.name == "etcd") return Executable(spec.target.etcd.binary);
+  if (spec.target.name == "redis") return Executable(spec.target.redis.binary);
   if (spec.target.name == "zookeeper") {
     return Executable(spec.target.zookeeper.java);
   }
@@ -132,6 +140,10 @@ std::string FindTargetBinary(const harness::TestSpec& spec) {
 }
 
 std::string InstallHint(const harness::TestSpec& spec) {
+  if (spec.target.name == "redis") {
+    return "apt-get install redis-server redis-sentinel (or set "
+           "target.binary and target.sentinel_binary)";
+  }
   if (spec.target.name == "zookeeper") {
     return "apt-get install zookeeper libzookeeper-mt-dev openjdk-17-jre-headless "
            "(or set target.java)";

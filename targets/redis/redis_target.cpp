@@ -1,0 +1,310 @@
+#include "targets/redis/redis_target.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <system_error>
+#include <thread>
+#include <utility>
+
+#include "harness/netns.h"  // FindSystemTool
+#include "harness/process.h"
+#include "targets/raftkv/resp_conn.h"
+#include "targets/redis/redis_client.h"
+#include "targets/redis/redis_proto.h"
+
+namespace faultline::targets::redis {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using harness::Fail;
+using harness::Node;
+using harness::NodeStatus;
+using harness::Ok;
+using harness::Result;
+using raftkv::CallError;
+using raftkv::CallResult;
+using raftkv::RespConn;
+
+constexpr const char* kRedis = "redis";
+constexpr const char* kSentinel = "sentinel";
+constexpr auto kAskTimeout = std::chrono::milliseconds(500);
+constexpr auto kTermGrace = std::chrono::milliseconds(2000);
+constexpr auto kPollInterval = std::chrono::milliseconds(100);
+
+std::string AbsolutePath(const std::string& path) {
+  if (path.empty() || path.front() == '/') return path;
+  std::error_code ec;
+  auto abs = std::filesystem::absolute(path, ec);
+  return ec ? path : abs.lexically_normal().string();
+}
+
+// Asks ip:port one command; nullopt when there is no (non-error) reply.
+std::optional<resp::Value> Ask(const std::string& ip, int port,
+                               const std::vector<std::string>& command) {
+  RespConn conn(ip, port);
+  CallResult r = conn.Call(command, Clock::now() + kAskTimeout);
+  if (r.error != CallError::kNone ||
+      r.reply.kind == resp::Value::Kind::kError) {
+    return std::nullopt;
+  }
+  return r.reply;
+}
+
+// Writes `text` to `remote_path` on the node (through a local temp file).
+harness::Status WriteFile(const Node& node, const std::string& remote_path,
+                          const std::string& text) {
+  std::string local = (std::filesystem::temp_directory_path() /
+                       ("faultline-redis-" + std::to_string(getpid()) + "-" +
+                        node.name + ".conf"))
+                          .string();
+  {
+    std::ofstream out(local, std::ios::trunc);
+    out << text;
+    if (!out.flush()) return Fail("redis: cannot write " + local);
+  }
+  auto up = node.remote->Upload(local, remote_path);
+  std::remove(local.c_str());
+  if (!up) return Fail("redis: " + node.name + ": " + up.error());
+  return Ok();
+}
+
+}  // namespace
+
+RedisTarget::RedisTarget(const harness::RedisSpec& spec,
+                         const harness::WorkloadSpec& workload,
+                         harness::Ledger* ledger, std::string work_dir,
+                         std::string binary)
+    : spec_(spec),
+      workload_(workload),
+      work_dir_(AbsolutePath(work_dir)),
+      binary_(binary.empty() ? spec.binary : std::move(binary)),
+      daemons_("redis", ledger) {
+  sentinel_binary_ = spec.sentinel_binary;
+  if (sentinel_binary_.find('/') == std::string::npos) {
+    std::string found = harness::FindSystemTool(sentinel_binary_);
+    if (!found.empty()) sentinel_binary_ = found;
+  }
+}
+
+RedisTarget::~RedisTarget() = default;
+
+std::string RedisTarget::version() {
+  harness::CommandOptions options;
+  options.timeout = std::chrono::milliseconds(5000);
+  auto result = harness::RunCommand({binary_, "--version"}, options);
+  // "Redis server v=7.0.15 sha=00000000:0 malloc=jemalloc-5.3.0 ..."
+  auto at = result.out.find("v=");
+  if (!result.ok() || at == std::string::npos) return "redis unknown";
+  auto end = result.out.find_first_of(" \n", at);
+  return "redis " + result.out.substr(at + 2, end - at - 2);
+}
+
+std::string RedisTarget::NodeDir(const Node& node) const {
+  return work_dir_ + "/" + node.name;
+}
+
+std::vector<std::string> RedisTarget::RedisCommand(const Node& node) const {
+  return {binary_, NodeDir(node) + "/redis.conf"};
+}
+
+std::vector<std::string> RedisTarget::SentinelCommand(const Node& node) const {
+  return {sentinel_binary_, NodeDir(node) + "/sentinel.conf"};
+}
+
+std::string RedisTarget::NameOfIp(const std::string& ip) const {
+  for (const Node& n : daemons_.nodes()) {
+    if (n.ip == ip) return n.name;
+  }
+  return "";
+}
+
+harness::Status RedisTarget::Setup(harness::Cluster& cluster) {
+  if (work_dir_.empty() || work_dir_.front() != '/') {
+    return Fail("redis: work dir must be an absolute path, got '" + work_dir_ +
+                "'");
+  }
+  const auto& nodes = cluster.nodes();
+  if (nodes.empty() || nodes.size() > 9) {
+    return Fail("redis: needs 1 to 9 nodes, got " +
+                std::to_string(nodes.size()));
+  }
+  if (auto reset = daemons_.Reset(nodes); !reset) return reset;
+  const std::string primary = nodes.front().ip;
+  const int quorum = SentinelQuorum(static_cast<int>(nodes.size()));
+  for (const Node& node : nodes) {
+    const std::string dir = NodeDir(node);
+    auto rm = node.remote->Run({"rm", "-rf", dir});
+    auto mk = node.remote->Run({"mkdir", "-p", dir});
+    if (!rm.ok() || !mk.ok()) {
+      return Fail("redis: cannot prepare " + dir + " on " + node.name + ": " +
+                  rm.err + mk.err + rm.error + mk.error);
+    }
+    const bool is_primary = node.ip == primary;
+    auto conf = WriteFile(
+        node, dir + "/redis.conf",
+        RenderRedisConf(spec_, node.ip, dir, is_primary ? "" : primary));
+    if (!conf) return conf;
+    auto sconf =
+        WriteFile(node, dir + "/sentinel.conf",
+                  RenderSentinelConf(spec_, node.ip, dir, primary, quorum));
+    if (!sconf) return sconf;
+  }
+  return Ok();
+}
+
+harness::Status RedisTarget::Start(const Node& node) {
+  if (daemons_.Find(node.name) == nullptr) {
+    return Fail("redis: unknown node " + node.name);
+  }
+  const std::string dir = NodeDir(node);
+  if (auto s =
+          daemons_.Start(node, kRedis, RedisCommand(node), dir + "/redis.log");
+      !s) {
+    return s;
+  }
+  return daemons_.Start(node, kSentinel, SentinelCommand(node),
+                        dir + "/sentinel.log");
+}
+
+harness::Status RedisTarget::Kill(const Node& node) {
+  return daemons_.Kill(node, kRedis);
+}
+harness::Status RedisTarget::Pause(const Node& node) {
+  return daemons_.Pause(node, kRedis);
+}
+harness::Status RedisTarget::Resume(const Node& node) {
+  return daemons_.Resume(node, kRedis);
+}
+bool RedisTarget::Running(const Node& node) {
+  return daemons_.Running(node, kRedis);
+}
+
+NodeStatus RedisTarget::Inspect(const Node& node) {
+  NodeStatus status;
+  const Node* n = daemons_.Find(node.name);
+  if (n == nullptr) return status;
+  auto role = Ask(n->ip, kRedisPort, {"ROLE"});
+  if (!role) return status;
+  status.reachable = true;
+  status.role = NormalizeRole(ParseRole(*role).role);
+  auto master = Ask(n->ip, kSentinelPort, {"SENTINEL", "MASTER", kMasterName});
+  if (master) {
+    const auto fields = ParsePairs(*master);
+    status.term = FieldInt(fields, "config-epoch", -1);
+    status.leader = NameOfIp(Field(fields, "ip"));
+  }
+  return status;
+}
+
+std::string RedisTarget::HealthProblem() {
+  const std::vector<Node> redis = daemons_.RunningNodes(kRedis);
+  const std::vector<Node> sentinels = daemons_.RunningNodes(kSentinel);
+  if (sentinels.empty()) return "no sentinel is running";
+  std::string primary_ip;
+  for (const Node& s : sentinels) {
+    auto reply = Ask(s.ip, kSentinelPort, {"SENTINEL", "MASTER", kMasterName});
+    if (!reply) return "sentinel on " + s.name + " does not answer";
+    const auto f = ParsePairs(*reply);
+    const std::string ip = Field(f, "ip");
+    if (Field(f, "flags") != "master") {
+      return "sentinel on " + s.name + " flags the primary '" +
+             Field(f, "flags") + "'";
+    }
+    if (!primary_ip.empty() && ip != primary_ip) {
+      return "sentinels disagree on the primary";
+    }
+    primary_ip = ip;
+    const long long others = FieldInt(f, "num-other-sentinels", -1);
+    if (others != static_cast<long long>(sentinels.size()) - 1) {
+      return "sentinel on " + s.name + " sees " + std::to_string(others) +
+             " other sentinels, not " + std::to_string(sentinels.size() - 1);
+    }
+  }
+  const std::string primary = NameOfIp(primary_ip);
+  bool running = false;
+  for (const Node& r : redis) running = running || r.name == primary;
+  if (!running) return "the primary " + primary_ip + " is not running";
+  auto role = Ask(primary_ip, kRedisPort, {"ROLE"});
+  if (!role || ParseRole(*role).role != "master") {
+    return primary + " does not say ROLE master";
+  }
+  auto info = Ask(primary_ip, kRedisPort, {"INFO", "replication"});
+  if (!info || info->kind != resp::Value::Kind::kBulk) {
+    return primary + " does not answer INFO replication";
+  }
+  const auto fields = ParseInfo(info->str);
+  for (const Node& r : redis) {
+    if (r.name == primary) continue;
+    bool online = false;
+    for (long long i = 0; i < FieldInt(fields, "connected_slaves", 0); ++i) {
+      const std::string slave = Field(fields, "slave" + std::to_string(i));
+      online = online || (slave.find("ip=" + r.ip + ",") != std::string::npos &&
+                          slave.find("state=online") != std::string::npos);
+    }
+    if (!online) return r.name + " is not an online replica of " + primary;
+  }
+  return "";
+}
+
+harness::Status RedisTarget::AwaitHealthy(std::chrono::milliseconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  while (true) {
+    std::string problem = HealthProblem();
+    if (problem.empty()) return Ok();
+    if (Clock::now() + kPollInterval >= deadline) {
+      return Fail("redis: not healthy after " +
+                  std::to_string(timeout.count()) + " ms (" + problem + ")");
+    }
+    std::this_thread::sleep_for(kPollInterval);
+  }
+}
+
+harness::Status RedisTarget::Teardown(const std::string& log_dir) {
+  std::string problems;
+  if (auto stopped = daemons_.StopAll(kTermGrace); !stopped) {
+    problems += " " + stopped.error() + ";";
+  }
+  for (const Node& node : daemons_.nodes()) {
+    const std::string dir = NodeDir(node);
+    if (!log_dir.empty()) {
+      for (const char* daemon : {kRedis, kSentinel}) {
+        if (!daemons_.EverStarted(node, daemon)) continue;
+        for (const std::string& file :
+             {std::string(daemon) + ".log", std::string(daemon) + ".conf"}) {
+          auto copied = node.remote->Download(
+              dir + "/" + file, log_dir + "/" + node.name + "/" + file);
+          if (!copied) problems += " " + copied.error() + ";";
+        }
+      }
+    }
+    auto rm = node.remote->Run(
+        {"rm", "-rf", dir + "/dump.rdb", dir + "/appendonlydir"});
+    if (!rm.ok()) problems += " cannot remove data in " + dir + ";";
+  }
+  if (!problems.empty()) return Fail("redis teardown:" + problems);
+  return Ok();
+}
+
+Result<std::unique_ptr<harness::Client>> RedisTarget::OpenClient(
+    const Node& node, const std::string& workload) {
+  if (workload != "register" && workload != "lock") {
+    return Fail("redis: no client for workload '" + workload +
+                "' (supported: register, lock)");
+  }
+  const Node* own = daemons_.Find(node.name);
+  if (own == nullptr) return Fail("redis: unknown node " + node.name);
+  RedisClientOptions options;
+  options.sentinels.push_back(own->ip);
+  for (const Node& n : daemons_.nodes()) {
+    if (n.name != own->name) options.sentinels.push_back(n.ip);
+  }
+  options.op_timeout_ms = workload_.op_timeout_ms;
+  options.lock_ttl_ms = workload_.ttl_ms;
+  return std::unique_ptr<harness::Client>(
+      std::make_unique<RedisClient>(std::move(options)));
+}
+
+}  // namespace faultline::targets::redis
