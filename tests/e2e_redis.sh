@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# The Redis + Sentinel target end to end (root; redis-server and
+# redis-sentinel; network namespaces on 10.77.47.0/24):
+#  1. configs/known/redis-sentinel-lost-writes.yaml, shortened: the primary
+#     is isolated, Sentinel promotes a replica (the observer sees a new
+#     primary in a higher config epoch), and the register checker finds the
+#     acknowledged writes the old primary took alone: invalid.
+#  2. configs/known/redis-lock-unfenced.yaml, shortened: invalid (resource
+#     corrupted by a holder stalling past the TTL).
+#  3. configs/known/redis-lock-fenced.yaml, shortened: valid.
+# Nothing is left behind. About 100 s.
+source "$(dirname "$0")/lib.sh"
+require_root
+require_tool redis-server
+require_tool redis-sentinel
+setup_workdir
+
+# local_copy CONFIG TIME: CONFIG on 10.77.47.0/24 with time_limit TIME.
+local_copy() {
+  local out="$WORK/$(basename "$1")"
+  sed -e 's#^  subnet: .*#  subnet: 10.77.47.0/24#' -e "s#^time_limit: .*#time_limit: $2#" \
+      -e 's#^recovery: .*#recovery: 3#' "$1" >"$out"
+  grep -q 'subnet: 10.77.47.0/24' "$out" || fail "could not set the subnet of $1"
+  echo "$out"
+}
+
+# run_config CONFIG SEED [ARGS...]: sets RC, RUN, VERDICT.
+run_config() {
+  local cfg="$1" seed="$2" name
+  shift 2
+  name=$(grep '^name:' "$cfg" | awk '{print $2}')
+  set +e
+  "$FAULTLINE_BIN" run "$cfg" --store "$STORE" --index-dir "$INDEX" \
+    --seed "$seed" "$@" >"$WORK/out.txt" 2>&1
+  RC=$?
+  set -e
+  RUN=$(readlink -f "$STORE/$name/latest")
+  [ -f "$RUN/results.json" ] || { cat "$WORK/out.txt"; fail "$name: no results.json"; }
+  validate_results "$RUN/results.json"
+  VERDICT=$(json_get "$RUN/results.json" "j['valid']")
+}
+
+checker_summary() {
+  json_get "$RUN/results.json" "[c['summary'] for c in j['checkers'] if c['checker']=='$1'][0]"
+}
+
+# 1. Lost writes: a 22 s run, partition of the primary after 5 s for 12 s.
+cfg=$(local_copy "$FAULTLINE_SOURCE_DIR/configs/known/redis-sentinel-lost-writes.yaml" 22)
+sed -i -e 's#^  interval: .*#  interval: 5#' -e 's#^  duration: .*#  duration: 12#' \
+    -e 's#^  op_timeout_ms: .*#  op_timeout_ms: 1000\n  observe_ms: 500#' "$cfg"
+run_config "$cfg" 7
+python3 - "$RUN/history.jsonl" <<'PY' || fail "lost-writes: the history does not show the failover"
+import json, sys
+writes = 0
+leaders = {}   # node -> set of (term, leader) it reported
+parts = 0
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e["process"] == "nemesis":
+        parts += e["type"] == "invoke" and e.get("f") == "start-partition"
+        continue
+    if e["f"] == "write" and e["type"] == "ok":
+        writes += 1
+    if e["f"] == "observe" and e["type"] == "ok":
+        v = e["value"]
+        leaders.setdefault(e["node"], set()).add((v["term"], v["leader"]))
+print(f"ok writes {writes}, observations {dict((k, sorted(v)) for k, v in leaders.items())}")
+assert writes >= 100, writes
+assert set(leaders) == {"n1", "n2", "n3"}, leaders
+# The majority's sentinels moved to a new primary in a higher epoch.
+assert any(t > 0 and l != "n1" for s in leaders.values() for t, l in s), leaders
+PY
+[ "$VERDICT" = invalid ] || { cat "$WORK/out.txt"; fail "lost-writes: verdict $VERDICT, expected invalid"; }
+[ "$RC" -eq 0 ] || fail "lost-writes: exit $RC although the expected anomaly was found"
+echo "PASS: redis-sentinel-lost-writes invalid: $(checker_summary linearizable 2>/dev/null || true)"
+
+# 2. Unfenced lock: invalid, the resource corrupted.
+run_config "$(local_copy "$FAULTLINE_SOURCE_DIR/configs/known/redis-lock-unfenced.yaml" 20)" 1
+[ "$VERDICT" = invalid ] || { cat "$WORK/out.txt"; fail "redis-lock-unfenced: verdict $VERDICT, expected invalid"; }
+[ "$RC" -eq 0 ] || fail "redis-lock-unfenced: exit $RC although the expected anomaly was found"
+checker_summary mutex-fencing | grep -q corrupted || fail "redis-lock-unfenced: the verdict does not say the resource was corrupted"
+echo "PASS: redis-lock-unfenced invalid"
+
+# 3. Fenced lock: valid, with holds and rejected stale writes.
+run_config "$(local_copy "$FAULTLINE_SOURCE_DIR/configs/known/redis-lock-fenced.yaml" 20)" 1
+[ "$VERDICT" = valid ] || { cat "$WORK/out.txt"; fail "redis-lock-fenced: verdict $VERDICT, expected valid"; }
+[ "$RC" -eq 0 ] || fail "redis-lock-fenced: exit $RC"
+python3 - "$RUN/history.jsonl" <<'PY' || fail "redis-lock-fenced: the history lacks holds or rejected writes"
+import json, sys
+acq = rejected = 0
+tokens = []
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e.get("f") == "acquire" and e["type"] == "ok":
+        acq += 1
+        tokens.append(e["value"])
+    if e.get("f") == "resource-write" and e["type"] == "fail":
+        rejected += e.get("error") == "fenced"
+print(f"acquires ok {acq}, stale writes rejected {rejected}")
+assert acq >= 10 and rejected >= 1
+assert len(set(tokens)) == len(tokens)
+PY
+echo "PASS: redis-lock-fenced valid"
+
+# Nothing of these runs is left behind.
+for run in "$STORE"/*/latest; do
+  id=$(ledger_values "$run/ledger.jsonl" netns name | sed -n 1p | cut -d- -f2)
+  [ -n "$id" ] || fail "$run: the ledger records no namespace"
+  [ -z "$(leftovers_for_run "$id")" ] || fail "resources remain: $(leftovers_for_run "$id")"
+done
+[ -z "$(ls -A "$INDEX")" ] || fail "a run is still listed as active"
+echo "PASS: redis + sentinel end to end"
