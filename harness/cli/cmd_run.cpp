@@ -1,17 +1,13 @@
 // faultline run CONFIG...: runs each campaign K times; the exit code is the
 // worst outcome.
-#include <pthread.h>
-#include <signal.h>
-
-#include <atomic>
 #include <cstdio>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "harness/cli/campaign.h"
 #include "harness/cli/commands.h"
+#include "harness/cli/signals.h"
 #include "harness/config.h"
 
 namespace faultline::cli {
@@ -48,42 +44,6 @@ int Severity(int code) {
       return 4;
   }
 }
-
-// Turns SIGINT/SIGTERM into the abort flag. Signals are blocked in every
-// thread (set before any thread starts) and taken by sigtimedwait here.
-class SignalWatcher {
- public:
-  SignalWatcher() {
-    sigemptyset(&set_);
-    sigaddset(&set_, SIGINT);
-    sigaddset(&set_, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &set_, nullptr);
-    thread_ = std::thread([this] {
-      timespec tick{0, 200L * 1000 * 1000};
-      while (!done_) {
-        int sig = sigtimedwait(&set_, nullptr, &tick);
-        if (sig == SIGINT || sig == SIGTERM) {
-          if (abort_.exchange(true)) continue;
-          std::fprintf(stderr,
-                       "\nfaultline: interrupted, healing faults and tearing "
-                       "down (the history so far is kept)\n");
-        }
-      }
-    });
-  }
-  ~SignalWatcher() {
-    done_ = true;
-    thread_.join();
-    pthread_sigmask(SIG_UNBLOCK, &set_, nullptr);
-  }
-  const std::atomic<bool>* abort() const { return &abort_; }
-
- private:
-  sigset_t set_;
-  std::atomic<bool> abort_{false};
-  std::atomic<bool> done_{false};
-  std::thread thread_;
-};
 
 int DoRun(const RunOptions& o) {
   harness::Overrides ov;

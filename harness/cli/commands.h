@@ -18,5 +18,6 @@ void AddValidateCommand(CLI::App& root, int& exit_code);
 void AddHealCommand(CLI::App& root, int& exit_code);
 void AddListCommand(CLI::App& root, int& exit_code);
 void AddReportCommand(CLI::App& root, int& exit_code);
+void AddSuiteCommand(CLI::App& root, int& exit_code);
 
 }  // namespace faultline::cli

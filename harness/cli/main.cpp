@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   AddHealCommand(app, exit_code);
   AddListCommand(app, exit_code);
   AddReportCommand(app, exit_code);
+  AddSuiteCommand(app, exit_code);
   // Help text ends with a newline, so nothing printed after it joins its
   // last line.
   for (CLI::App* sub : app.get_subcommands({})) {
