@@ -94,8 +94,13 @@ class ElectionTarget : public harness::Target {
 
 }  // namespace
 
-TEST_CASE("kill-voter kills the leader, then the first voter; Stop restarts",
+TEST_CASE("kill-voter needs namespaces and kills nothing without them",
           "[nemesis][kill-voter]") {
+  // The fault holds peer traffic with NFQUEUE rules inside the nodes'
+  // namespaces; a cluster without namespaces must be refused before any
+  // kill (the election itself is exercised by the known config
+  // configs/known/raftkv-vote-not-persisted.yaml, the watch by
+  // vote_watch_test.cpp).
   char tmpl[] = "/tmp/faultline-killvoter-XXXXXX";
   fs::path dir = mkdtemp(tmpl);
   auto ledger = harness::Ledger::Create((dir / "ledger.jsonl").string(), "kv",
@@ -104,25 +109,15 @@ TEST_CASE("kill-voter kills the leader, then the first voter; Stop restarts",
   ThreeNodes cluster;
   ElectionTarget target;
   nemesis::NetnsNemesis nem(cluster, target, **ledger);
-
-  auto started = nem.Start({"kill-voter", "leader", 7});
-  REQUIRE(started.ok());
-  CHECK(started->Find("kind")->as_string() == "kill-voter");
-  CHECK(started->Find("voter")->as_string() == "n3");
-  CHECK(started->Find("term")->as_int() == 4);
-  CHECK(started->Find("voter_term")->as_int() == 5);
-  CHECK(started->Find("leader_known")->as_bool());
-  CHECK(target.events == std::vector<std::string>{"kill n1", "kill n3"});
-  // One fault at a time.
-  CHECK_FALSE(nem.Start({"kill", "one", 1}).ok());
-
-  auto stopped = nem.Stop();
-  REQUIRE(stopped.ok());
-  const checkers::Value* restarted = stopped->Find("restarted");
-  REQUIRE(restarted != nullptr);
-  REQUIRE(restarted->as_list().size() == 2);
-  CHECK(target.events ==
-        std::vector<std::string>{"kill n1", "kill n3", "start n1", "start n3"});
+  harness::FaultStep step{"kill-voter", "leader", 7};
+  step.delay_ms = 10;
+  auto started = nem.Start(step);
+  REQUIRE_FALSE(started.ok());
+  CHECK(started.error().find("no network namespace") != std::string::npos);
+  CHECK(target.events.empty());
+  auto none = nem.Stop();
+  REQUIRE(none.ok());
+  CHECK(none->Find("kind")->as_string() == "none");
   std::error_code ec;
   fs::remove_all(dir, ec);
 }

@@ -238,35 +238,67 @@ Result<Value> NetnsNemesis::StartProcessFault(const harness::FaultStep& step) {
   return Value::MakeObject(std::move(out));
 }
 
-// Kills the selected nodes (typically the leader), then the first other
-// node seen answering a candidate of the next term (vote_watch.h), at once.
-// All stay down until Stop restarts them, in that order.
+// kill-voter: holds peer traffic into the nodes that stay up by
+// step.delay_ms (so a voter's grant and the winner's first entry are
+// 2 x delay_ms apart instead of a fraction of a millisecond), kills the
+// selected nodes (typically the leader), kills the first other node seen
+// answering a candidate of a newer term (vote_watch.h), then lifts the
+// delays. The killed nodes stay down until Stop restarts them, in kill
+// order. Any failure restarts what was killed and lifts the delays.
 Result<Value> NetnsNemesis::StartKillVoter(const harness::FaultStep& step) {
   const auto& nodes = cluster_.nodes();
+  if (nodes.size() < 3) return Fail("nemesis: kill-voter needs 3 nodes");
+  for (const auto& node : nodes)
+    if (node.netns.empty())
+      return Fail("nemesis: node " + node.name + " has no network namespace");
+  if (step.delay_ms < kMinDelayMs || step.delay_ms > kMaxDelayMs)
+    return Fail("nemesis: delay_ms " + std::to_string(step.delay_ms) +
+                " is outside " + std::to_string(kMinDelayMs) + ".." +
+                std::to_string(kMaxDelayMs));
+  const std::string binary = FindNetdelay(netdelay_binary_);
+  if (binary.empty())
+    return Fail(
+        "nemesis: kill-voter needs faultline-netdelay (built next to "
+        "faultline; needs libnetfilter-queue-dev)");
   long long base_term = -1;
   for (const auto& node : nodes)
     base_term = std::max(base_term, target_.Inspect(node).term);
   bool leader_known = true;
   auto chosen = SelectNodes(step.selector, step.seed, &leader_known);
   if (!chosen.ok()) return Fail(chosen.error());
-  active_.emplace();
-  active_->kind = step.kind;
-  auto kill_node = [&](int i) -> Status {
-    Status s = target_.Kill(nodes[static_cast<std::size_t>(i)]);
-    if (!s.ok()) {
-      (void)StopLocked();
-      return Fail("nemesis: kill-voter " +
-                  nodes[static_cast<std::size_t>(i)].name + ": " + s.error());
-    }
-    active_->nodes.push_back(i);
-    return harness::Ok();
-  };
-  for (int i : *chosen)
-    if (Status s = kill_node(i); !s.ok()) return Fail(s.error());
   std::vector<int> rest;
   for (const auto& node : nodes)
     if (std::find(chosen->begin(), chosen->end(), node.index) == chosen->end())
       rest.push_back(node.index);
+
+  std::vector<int> killed;
+  // Undoes everything on failure: delays first, then restarts.
+  auto undo = [&](const std::string& why) -> Result<Value> {
+    if (active_) (void)StopLocked();
+    std::string errors;
+    for (int i : killed) {
+      Status s = target_.Start(nodes[static_cast<std::size_t>(i)]);
+      if (!s.ok()) errors += "; restart: " + s.error();
+    }
+    return Fail("nemesis: kill-voter: " + why + errors);
+  };
+  active_.emplace();
+  active_->kind = "delay";
+  for (int who : rest) {
+    Status s = StartDelayOn(who, step, binary);
+    if (!s.ok())
+      return undo("delay " + nodes[static_cast<std::size_t>(who)].name + ": " +
+                  s.error());
+  }
+  auto kill_node = [&](int i) -> Status {
+    Status s = target_.Kill(nodes[static_cast<std::size_t>(i)]);
+    if (!s.ok())
+      return Fail(nodes[static_cast<std::size_t>(i)].name + ": " + s.error());
+    killed.push_back(i);
+    return harness::Ok();
+  };
+  for (int i : *chosen)
+    if (Status s = kill_node(i); !s.ok()) return undo(s.error());
   VoterWatch watch = WatchForVoter(
       rest, base_term,
       [&](int i) {
@@ -274,7 +306,12 @@ Result<Value> NetnsNemesis::StartKillVoter(const harness::FaultStep& step) {
       },
       kVoterWatchLimit);
   if (watch.voter)
-    if (Status s = kill_node(*watch.voter); !s.ok()) return Fail(s.error());
+    if (Status s = kill_node(*watch.voter); !s.ok()) return undo(s.error());
+  auto lifted = StopLocked();  // the delays
+  if (!lifted.ok()) return undo(lifted.error());
+  active_.emplace();
+  active_->kind = step.kind;
+  active_->nodes = killed;
   Value::Object out = {
       {"kind", Value::String(step.kind)},
       {"selector", Value::String(step.selector)},
@@ -285,7 +322,8 @@ Result<Value> NetnsNemesis::StartKillVoter(const harness::FaultStep& step) {
            ? Value::String(nodes[static_cast<std::size_t>(*watch.voter)].name)
            : Value::Null()},
       {"voter_term", Value::Int(watch.term)},
-      {"polls", Value::Int(watch.polls)}};
+      {"polls", Value::Int(watch.polls)},
+      {"delay_ms", Value::Int(step.delay_ms)}};
   if (step.selector == "leader")
     out.emplace_back("leader_known", Value::Bool(leader_known));
   return Value::MakeObject(std::move(out));
