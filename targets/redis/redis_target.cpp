@@ -191,10 +191,20 @@ NodeStatus RedisTarget::Inspect(const Node& node) {
   status.reachable = true;
   status.role = NormalizeRole(ParseRole(*role).role);
   auto master = Ask(n->ip, kSentinelPort, {"SENTINEL", "MASTER", kMasterName});
-  if (master) {
-    const auto fields = ParsePairs(*master);
+  if (!master) return status;
+  const auto fields = ParsePairs(*master);
+  // The sentinel leading a failover raises config-epoch before it switches
+  // the address: mid-failover its (epoch, primary) pair is not one it
+  // believes, so it is left unknown.
+  if (Field(fields, "flags").find("failover") != std::string::npos) {
+    return status;
+  }
+  status.leader = NameOfIp(Field(fields, "ip"));
+  // A node saying master is in the epoch of its sentinel only if that
+  // sentinel names it; a replica promoted before its own sentinel heard of
+  // the new epoch would otherwise claim the old one.
+  if (status.role != "leader" || status.leader == node.name) {
     status.term = FieldInt(fields, "config-epoch", -1);
-    status.leader = NameOfIp(Field(fields, "ip"));
   }
   return status;
 }

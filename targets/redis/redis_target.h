@@ -18,7 +18,11 @@
 // Inspect asks the node (500 ms per question): ROLE of its redis-server
 // (master -> "leader", slave -> "follower"; reachable = it answered), and
 // its sentinel's SENTINEL MASTER faultline: term = config-epoch, leader =
-// the node whose address that sentinel names as primary.
+// the node whose address that sentinel names as primary. Both are unknown
+// (-1, "") while that sentinel leads a failover (flags
+// failover_in_progress: the epoch is raised before the address changes),
+// and the term is unknown for a node that says master while its sentinel
+// names another node.
 //
 // Thread-safety: every method may be called from any thread.
 #pragma once
