@@ -32,6 +32,13 @@ class Remote {
   // Sends a signal to a process started with Start.
   virtual Status Signal(pid_t pid, int sig) = 0;
 
+  // True while `pid` (from Start) is a live, non-zombie process on the node.
+  // The default reads the controller's process table, which is right when
+  // the node's daemons are the controller's children (local, netns). A
+  // Remote on another host overrides it; when it cannot tell (the node is
+  // unreachable) it answers true, so nothing is declared dead by mistake.
+  virtual bool Alive(pid_t pid) { return ProcessAlive(pid); }
+
   // Copies a file between the controller and the node.
   virtual Status Upload(const std::string& local,
                         const std::string& remote) = 0;
