@@ -305,7 +305,22 @@ Result<Value> NetnsNemesis::StartKillVoter(const harness::FaultStep& step) {
         return target_.Inspect(nodes[static_cast<std::size_t>(i)]);
       },
       kVoterWatchLimit);
-  if (watch.voter)
+  // Kill the voter once the candidate it granted is seen leading (its
+  // grant has then surely left; the winner's first entry is still held by
+  // the delay). No winner within the limit: the voter is left alone.
+  std::optional<int> winner;
+  if (watch.voter) {
+    std::vector<int> others;
+    for (int i : rest)
+      if (i != *watch.voter) others.push_back(i);
+    winner = WatchForLeader(
+        others, watch.term,
+        [&](int i) {
+          return target_.Inspect(nodes[static_cast<std::size_t>(i)]);
+        },
+        kVoterWatchLimit);
+  }
+  if (winner)
     if (Status s = kill_node(*watch.voter); !s.ok()) return undo(s.error());
   auto lifted = StopLocked();  // the delays
   if (!lifted.ok()) return undo(lifted.error());
@@ -322,6 +337,10 @@ Result<Value> NetnsNemesis::StartKillVoter(const harness::FaultStep& step) {
            ? Value::String(nodes[static_cast<std::size_t>(*watch.voter)].name)
            : Value::Null()},
       {"voter_term", Value::Int(watch.term)},
+      {"winner",
+       winner ? Value::String(nodes[static_cast<std::size_t>(*winner)].name)
+              : Value::Null()},
+      {"voter_killed", Value::Bool(winner.has_value())},
       {"polls", Value::Int(watch.polls)},
       {"delay_ms", Value::Int(step.delay_ms)}};
   if (step.selector == "leader")

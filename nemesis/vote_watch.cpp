@@ -28,4 +28,18 @@ VoterWatch WatchForVoter(
   }
 }
 
+std::optional<int> WatchForLeader(
+    const std::vector<int>& nodes, long long term,
+    const std::function<harness::NodeStatus(int)>& inspect,
+    std::chrono::milliseconds limit,
+    const std::function<std::chrono::steady_clock::time_point()>& now) {
+  if (nodes.empty()) return std::nullopt;
+  const auto deadline = now() + limit;
+  for (std::size_t k = 0;; k = (k + 1) % nodes.size()) {
+    harness::NodeStatus st = inspect(nodes[k]);
+    if (st.reachable && st.role == "leader" && st.term >= term) return nodes[k];
+    if (now() >= deadline) return std::nullopt;
+  }
+}
+
 }  // namespace faultline::nemesis

@@ -44,4 +44,16 @@ VoterWatch WatchForVoter(
       return std::chrono::steady_clock::now();
     });
 
+// Polls `nodes` like WatchForVoter until one reports role leader in a
+// term >= `term` (the candidate the voter granted has won), or `limit`
+// passes (then nullopt). The kill-voter fault kills the voter only then:
+// a node that reports the new term may not have sent its grant yet.
+std::optional<int> WatchForLeader(
+    const std::vector<int>& nodes, long long term,
+    const std::function<harness::NodeStatus(int)>& inspect,
+    std::chrono::milliseconds limit,
+    const std::function<std::chrono::steady_clock::time_point()>& now = [] {
+      return std::chrono::steady_clock::now();
+    });
+
 }  // namespace faultline::nemesis

@@ -59,6 +59,26 @@ TEST_CASE("the watch gives up at its limit", "[vote_watch]") {
   CHECK_FALSE(WatchForVoter({}, 7, inspect, std::chrono::seconds(1)).voter);
 }
 
+TEST_CASE("the leader watch waits for the winner of the voter's term",
+          "[vote_watch]") {
+  using faultline::nemesis::WatchForLeader;
+  int looks = 0;
+  auto inspect = [&](int i) {
+    ++looks;
+    if (i == 0) return St("leader", 7, "n1");  // the old term does not count
+    return looks < 6 ? St("candidate", 8, "") : St("leader", 8, "n2");
+  };
+  auto w = WatchForLeader({0, 1}, 8, inspect, std::chrono::seconds(5));
+  REQUIRE(w.has_value());
+  CHECK(*w == 1);
+  CHECK(looks == 6);
+  auto t = std::chrono::steady_clock::time_point{};
+  auto clock = [&] { return t += std::chrono::milliseconds(10); };
+  auto never = [](int) { return St("candidate", 8, ""); };
+  CHECK_FALSE(
+      WatchForLeader({0, 1}, 8, never, std::chrono::milliseconds(50), clock));
+}
+
 // The config side of the fault (harness/config_validate.cpp).
 #include "harness/config.h"
 
