@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <system_error>
 
 #include "harness/ledger.h"
@@ -37,7 +38,18 @@ std::string Short(double v) {
   return s;
 }
 
-bool Alive(int pid) { return kill(pid, 0) == 0 || errno == EPERM; }
+// A zombie counts as dead: it will never touch its files again (a
+// SIGKILLed member whose parent, the controller, is gone stays one until
+// init reaps it).
+bool Alive(int pid) {
+  if (kill(pid, 0) != 0 && errno != EPERM) return false;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  auto paren = line.rfind(')');
+  return !(paren != std::string::npos && paren + 2 < line.size() &&
+           line[paren + 2] == 'Z');
+}
 
 // The pid in "<prefix><digits>", or -1.
 int PidAfter(const std::string& name, const std::string& prefix) {
