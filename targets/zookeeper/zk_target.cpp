@@ -96,12 +96,13 @@ std::optional<std::string> FourLetterWord(const std::string& ip, int port,
 
 ZookeeperTarget::ZookeeperTarget(const harness::ZookeeperSpec& spec,
                                  const harness::WorkloadSpec& workload,
-                                 harness::Ledger* ledger, std::string work_dir,
-                                 std::string java)
+                                 harness::Ledger* ledger,
+                                 const std::string& work_dir,
+                                 const std::string& java)
     : spec_(spec),
       workload_(workload),
       work_dir_(AbsolutePath(work_dir)),
-      java_(java.empty() ? spec.java : std::move(java)),
+      java_(java.empty() ? spec.java : java),
       daemons_("zookeeper", ledger) {}
 
 ZookeeperTarget::~ZookeeperTarget() = default;

@@ -48,8 +48,8 @@ class ZookeeperTarget : public harness::Target {
   // absolute against the controller's current directory.
   ZookeeperTarget(const harness::ZookeeperSpec& spec,
                   const harness::WorkloadSpec& workload,
-                  harness::Ledger* ledger, std::string work_dir,
-                  std::string java = "");
+                  harness::Ledger* ledger, const std::string& work_dir,
+                  const std::string& java = "");
   ~ZookeeperTarget() override;
 
   std::string name() const override { return "zookeeper"; }
