@@ -75,12 +75,12 @@ harness::Status WriteFile(const Node& node, const std::string& remote_path,
 
 RedisTarget::RedisTarget(const harness::RedisSpec& spec,
                          const harness::WorkloadSpec& workload,
-                         harness::Ledger* ledger, std::string work_dir,
-                         std::string binary)
+                         harness::Ledger* ledger, const std::string& work_dir,
+                         const std::string& binary)
     : spec_(spec),
       workload_(workload),
       work_dir_(AbsolutePath(work_dir)),
-      binary_(binary.empty() ? spec.binary : std::move(binary)),
+      binary_(binary.empty() ? spec.binary : binary),
       daemons_("redis", ledger) {
   sentinel_binary_ = spec.sentinel_binary;
   if (sentinel_binary_.find('/') == std::string::npos) {

@@ -46,7 +46,7 @@ class RedisTarget : public harness::Target {
   // `work_dir` is made absolute against the current directory.
   RedisTarget(const harness::RedisSpec& spec,
               const harness::WorkloadSpec& workload, harness::Ledger* ledger,
-              std::string work_dir, std::string binary = "");
+              const std::string& work_dir, const std::string& binary = "");
   ~RedisTarget() override;
 
   std::string name() const override { return "redis"; }
