@@ -172,7 +172,8 @@ void CheckNemesis(const TestSpec& s, const Provenance& prov,
                 "nemesis.targets is empty, but nemesis.faults has pause, "
                 "kill, kill-voter or delay",
                 "list at least one node selector, e.g. `targets: [one]`, or "
-                "remove pause, kill and delay from nemesis.faults");
+                "remove pause, kill, kill-voter and delay from "
+                "nemesis.faults");
     } else {
       CheckFit(n.targets, Known().node_selectors, "node selector",
                "nemesis.targets", nodes, &MinNodesForSelector, prov, diag);
