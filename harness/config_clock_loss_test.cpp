@@ -1,0 +1,112 @@
+// Config keys of the loss and clock faults (nemesis.loss_probability,
+// clock_offset_ms, clock_rate, clock_monotonic) and their cross-field rules.
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "harness/config.h"
+
+using faultline::harness::ConfigError;
+using faultline::harness::DescribeSpec;
+using faultline::harness::LoadConfigText;
+using faultline::harness::LoadResult;
+
+namespace {
+
+LoadResult Load(const std::string& text) {
+  return LoadConfigText(text, "t.yaml", {});
+}
+
+ConfigError OnlyError(const LoadResult& r) {
+  INFO(r.FormatErrors());
+  REQUIRE_FALSE(r.ok());
+  REQUIRE(r.errors.size() == 1);
+  return r.errors[0];
+}
+
+bool Contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("loss fault: probability default, range, targets needed",
+          "[config][loss]") {
+  LoadResult d = Load("name: x\n");
+  REQUIRE(d.ok());
+  CHECK(d.spec->nemesis.loss_probability == 0.3);
+  LoadResult r = Load(
+      "name: x\ncluster: {nodes: 3}\n"
+      "nemesis:\n  faults: [loss]\n  targets: [one]\n  loss_probability: "
+      "0.5\n");
+  INFO(r.FormatErrors());
+  REQUIRE(r.ok());
+  CHECK(r.spec->nemesis.faults == std::vector<std::string>{"loss"});
+  CHECK(r.spec->nemesis.loss_probability == 0.5);
+  LoadResult again = LoadConfigText(DescribeSpec(*r.spec), "described", {});
+  INFO(again.FormatErrors());
+  REQUIRE(again.ok());
+  CHECK(again.spec->nemesis == r.spec->nemesis);
+
+  ConfigError zero =
+      OnlyError(Load("name: x\nnemesis:\n  loss_probability: 0\n"));
+  CHECK(zero.line == 3);
+  CHECK(zero.column == 21);
+  CHECK(Contains(zero.message, "loss_probability"));
+  ConfigError big =
+      OnlyError(Load("name: x\nnemesis:\n  loss_probability: 1.5\n"));
+  CHECK(big.line == 3);
+
+  ConfigError empty =
+      OnlyError(Load("name: x\nnemesis:\n  faults: [loss]\n  targets: []\n"));
+  CHECK(Contains(empty.message, "nemesis.targets is empty"));
+  CHECK(Contains(empty.message, "loss"));
+}
+
+TEST_CASE("clock fault: keys, round trip, and what it refuses",
+          "[config][clock]") {
+  LoadResult r = Load(
+      "name: x\ncluster: {nodes: 3}\ntarget: {name: raftkv}\n"
+      "nemesis:\n  faults: [clock]\n  targets: [follower]\n"
+      "  clock_offset_ms: 5s\n  clock_rate: 1.5\n  clock_monotonic: true\n");
+  INFO(r.FormatErrors());
+  REQUIRE(r.ok());
+  CHECK(r.spec->nemesis.clock_offset_ms == 5000);
+  CHECK(r.spec->nemesis.clock_rate == 1.5);
+  CHECK(r.spec->nemesis.clock_monotonic);
+  LoadResult again = LoadConfigText(DescribeSpec(*r.spec), "described", {});
+  INFO(again.FormatErrors());
+  REQUIRE(again.ok());
+  CHECK(again.spec->nemesis == r.spec->nemesis);
+
+  LoadResult negative = Load(
+      "name: x\ntarget: {name: raftkv}\n"
+      "nemesis:\n  faults: [clock]\n  clock_offset_ms: -2000\n");
+  INFO(negative.FormatErrors());
+  REQUIRE(negative.ok());
+  CHECK(negative.spec->nemesis.clock_offset_ms == -2000);
+
+  // etcd: Go reads the vDSO, libfaketime cannot move its clock.
+  ConfigError etcd =
+      OnlyError(Load("name: x\ntarget: {name: etcd}\n"
+                     "nemesis:\n  faults: [clock]\n  clock_rate: 2\n"));
+  CHECK(Contains(etcd.message, "cannot move the clocks of etcd"));
+  CHECK(Contains(etcd.message, "vDSO"));
+  CHECK(Contains(etcd.hint, "raftkv"));
+
+  ConfigError nothing = OnlyError(
+      Load("name: x\ntarget: {name: raftkv}\nnemesis:\n  faults: [clock]\n"));
+  CHECK(Contains(nothing.message, "would not change any clock"));
+
+  ConfigError back =
+      OnlyError(Load("name: x\ntarget: {name: raftkv}\n"
+                     "nemesis:\n  faults: [clock]\n  clock_offset_ms: -1000\n"
+                     "  clock_monotonic: true\n"));
+  CHECK(Contains(back.message, "CLOCK_MONOTONIC back"));
+
+  ConfigError rate = OnlyError(Load("name: x\nnemesis:\n  clock_rate: 1000\n"));
+  CHECK(rate.line == 3);
+  CHECK(Contains(rate.message, "clock_rate"));
+  ConfigError day =
+      OnlyError(Load("name: x\nnemesis:\n  clock_offset_ms: 100000000\n"));
+  CHECK(day.line == 3);
+}
