@@ -1,5 +1,6 @@
 #include "workloads/election.h"
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -16,6 +17,7 @@ namespace {
 
 std::vector<std::string> ElectionNames(int n) {
   std::vector<std::string> names;
+  names.reserve(static_cast<std::size_t>(std::max(0, n)));
   for (int i = 0; i < n; ++i) names.push_back(ElectionName(i));
   return names;
 }

@@ -247,6 +247,7 @@ class HoldClient : public harness::StatefulClient {
 
 std::vector<std::string> LockNames(int n) {
   std::vector<std::string> names;
+  names.reserve(static_cast<std::size_t>(std::max(0, n)));
   for (int i = 0; i < n; ++i) names.push_back(LockName(i));
   return names;
 }

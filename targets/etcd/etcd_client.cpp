@@ -223,7 +223,7 @@ Completion EtcdClient::AwaitTurn(const Operation& op, const std::string& prefix,
         }
         if (mine == keys->begin()) {
           h.token = mine->create_revision;
-          return Done(Outcome::kOk, Value::Int(h.token));
+          return Confirm(op, h);
         }
         last = std::to_string(mine - keys->begin()) + " ahead";
       } else {
@@ -253,6 +253,23 @@ Completion EtcdClient::AwaitTurn(const Operation& op, const std::string& prefix,
   RevokeQuietly(h.lease);  // leave the queue: we may have been first by now
   return Done(Outcome::kInfo, op.value,
               "timeout waiting for the lock (" + last + ")");
+}
+
+Completion EtcdClient::Confirm(const Operation& op, const Hold& h) {
+  // The range that showed our key first may have been answered late (a
+  // member paused after the read was confirmed answers when it resumes),
+  // after the lease expired. A keepalive proves the lease is alive now
+  // and starts the hold with a full TTL.
+  HttpReply r = http_->Post(root_url_ + "lease/keepalive",
+                            LeaseIdRequest(h.lease), options_.op_timeout_ms);
+  auto alive = Answered(r) ? ParseKeepAliveReply(r.body)
+                           : harness::Result<LeaseReply>(harness::Fail(
+                                 Indeterminate(r, op.value).error));
+  if (alive && alive->ttl_s > 0) return Done(Outcome::kOk, Value::Int(h.token));
+  RevokeQuietly(h.lease);
+  if (alive) return Done(Outcome::kFail, op.value, "lease-expired");
+  return Done(Outcome::kInfo, op.value,
+              "keepalive after acquire: " + alive.error());
 }
 
 Completion EtcdClient::Renew(const Operation& op) {

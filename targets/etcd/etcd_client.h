@@ -20,7 +20,10 @@
 //               /faultline-lock/<name>/<lease hex> with the lease; 3. poll
 //               the prefix (linearizable range, every lock_poll_ms) until
 //               that key has the lowest create revision, sending a lease
-//               keepalive every third of the TTL meanwhile.
+//               keepalive every third of the TTL meanwhile; 4. a keepalive
+//               confirms that the lease is still alive (the range may have
+//               been answered late, after the lease expired) and starts
+//               the hold with a full TTL.
 //            -> ok, value = the key's create revision (the fencing token:
 //               unique, and it grows with the real-time order of puts);
 //            fail when nothing can be held: the grant failed, the put was
@@ -86,6 +89,9 @@ class EtcdClient : public harness::Client {
   harness::Completion AwaitTurn(const harness::Operation& op,
                                 const std::string& prefix, Hold& h,
                                 std::chrono::steady_clock::time_point until);
+  // Once `h.key` leads: a keepalive confirms that the lease is still alive
+  // (ok), or not (fail), or cannot tell (info; the lease is revoked).
+  harness::Completion Confirm(const harness::Operation& op, const Hold& h);
   // Revokes the lease (deleting its key); errors ignored.
   void RevokeQuietly(std::int64_t lease);
 
