@@ -17,15 +17,26 @@ using Clock = std::chrono::steady_clock;
 // How long a SIGKILLed process may take to disappear from the process table.
 constexpr auto kKillWait = std::chrono::milliseconds(5000);
 
-bool Exited(pid_t pid) { return !ProcessAlive(pid); }
+// Liveness through the node's Remote (the local process table for netns
+// and local nodes, /proc/<pid>/stat read over SSH).
+bool Exited(Remote* remote, pid_t pid) {
+  return remote != nullptr ? !remote->Alive(pid) : !ProcessAlive(pid);
+}
 
-// Waits until every pid is gone (ProcessAlive reaps our children), at most
-// `limit`. Returns the pids still alive.
-std::vector<pid_t> AwaitGone(std::vector<pid_t> pids,
-                             std::chrono::milliseconds limit) {
+// A process on a node: pids of different hosts may be equal.
+struct Proc {
+  Remote* remote = nullptr;
+  pid_t pid = 0;
+  bool operator==(const Proc&) const = default;
+};
+
+// Waits until every process is gone (ProcessAlive reaps our children), at
+// most `limit`. Returns the processes still alive.
+std::vector<Proc> AwaitGone(std::vector<Proc> pids,
+                            std::chrono::milliseconds limit) {
   const auto deadline = Clock::now() + limit;
   while (true) {
-    std::erase_if(pids, [](pid_t p) { return Exited(p); });
+    std::erase_if(pids, [](const Proc& p) { return Exited(p.remote, p.pid); });
     if (pids.empty() || Clock::now() >= deadline) return pids;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
@@ -39,7 +50,7 @@ Daemons::Daemons(std::string owner, Ledger* ledger)
 Status Daemons::Reset(const std::vector<Node>& nodes) {
   std::lock_guard<std::mutex> lock(mu_);
   for (const Slot& s : slots_) {
-    if (s.pid != 0 && !Exited(s.pid)) {
+    if (s.pid != 0 && !Exited(s.remote, s.pid)) {
       return Fail(owner_ + ": " + s.daemon + " on " + s.node +
                   " is still running");
     }
@@ -127,7 +138,7 @@ Status Daemons::Start(const Node& node, const std::string& daemon,
   std::lock_guard<std::mutex> lock(mu_);
   Slot& s = SlotLocked(node, daemon);
   if (s.remote == nullptr) return Fail(owner_ + ": unknown node " + node.name);
-  if (s.pid != 0 && !Exited(s.pid)) return Ok();
+  if (s.pid != 0 && !Exited(s.remote, s.pid)) return Ok();
   ReapLocked(s);
   auto pid = s.remote->Start(argv, log_path, env);
   if (!pid) {
@@ -141,15 +152,15 @@ Status Daemons::Start(const Node& node, const std::string& daemon,
 Status Daemons::Kill(const Node& node, const std::string& daemon) {
   std::lock_guard<std::mutex> lock(mu_);
   Slot* s = FindLocked(node.name, daemon);
-  if (s == nullptr || s->pid == 0 || Exited(s->pid)) {
+  if (s == nullptr || s->pid == 0 || Exited(s->remote, s->pid)) {
     if (s != nullptr) ReapLocked(*s);
     return Ok();
   }
   auto sent = s->remote->Signal(s->pid, SIGKILL);
-  if (!sent && !Exited(s->pid)) {
+  if (!sent && !Exited(s->remote, s->pid)) {
     return Fail(owner_ + ": kill " + Where(node, daemon) + ": " + sent.error());
   }
-  if (!AwaitGone({s->pid}, kKillWait).empty()) {
+  if (!AwaitGone({Proc{s->remote, s->pid}}, kKillWait).empty()) {
     return Fail(owner_ + ": " + Where(node, daemon) + " (pid " +
                 std::to_string(s->pid) + ") survived SIGKILL");
   }
@@ -160,7 +171,7 @@ Status Daemons::Kill(const Node& node, const std::string& daemon) {
 Status Daemons::Pause(const Node& node, const std::string& daemon) {
   std::lock_guard<std::mutex> lock(mu_);
   Slot* s = FindLocked(node.name, daemon);
-  if (s == nullptr || s->pid == 0 || Exited(s->pid)) {
+  if (s == nullptr || s->pid == 0 || Exited(s->remote, s->pid)) {
     return Fail(owner_ + ": pause " + Where(node, daemon) + ": not running");
   }
   if (s->paused) return Ok();
@@ -196,7 +207,7 @@ Status Daemons::Resume(const Node& node, const std::string& daemon) {
   std::lock_guard<std::mutex> lock(mu_);
   Slot* s = FindLocked(node.name, daemon);
   if (s == nullptr || !s->paused) return Ok();
-  if (s->pid == 0 || Exited(s->pid)) {
+  if (s->pid == 0 || Exited(s->remote, s->pid)) {
     ReapLocked(*s);
     return Ok();
   }
@@ -215,7 +226,7 @@ pid_t Daemons::Pid(const Node& node, const std::string& daemon) {
   std::lock_guard<std::mutex> lock(mu_);
   Slot* s = FindLocked(node.name, daemon);
   if (s == nullptr) return 0;
-  if (s->pid != 0 && Exited(s->pid)) ReapLocked(*s);
+  if (s->pid != 0 && Exited(s->remote, s->pid)) ReapLocked(*s);
   return s->pid;
 }
 
@@ -223,7 +234,7 @@ bool Daemons::Paused(const Node& node, const std::string& daemon) {
   std::lock_guard<std::mutex> lock(mu_);
   Slot* s = FindLocked(node.name, daemon);
   if (s == nullptr) return false;
-  if (s->pid != 0 && Exited(s->pid)) ReapLocked(*s);
+  if (s->pid != 0 && Exited(s->remote, s->pid)) ReapLocked(*s);
   return s->paused;
 }
 
@@ -239,7 +250,7 @@ std::vector<Node> Daemons::RunningNodes(const std::string& daemon) {
   for (const Node& n : nodes_) {
     Slot* s = FindLocked(n.name, daemon);
     if (s == nullptr) continue;
-    if (s->pid != 0 && Exited(s->pid)) ReapLocked(*s);
+    if (s->pid != 0 && Exited(s->remote, s->pid)) ReapLocked(*s);
     if (s->pid != 0) out.push_back(n);
   }
   return out;
@@ -247,9 +258,9 @@ std::vector<Node> Daemons::RunningNodes(const std::string& daemon) {
 
 Status Daemons::StopAll(std::chrono::milliseconds grace) {
   std::lock_guard<std::mutex> lock(mu_);
-  std::vector<pid_t> pids;
+  std::vector<Proc> pids;
   for (Slot& s : slots_) {
-    if (s.pid == 0 || Exited(s.pid)) {
+    if (s.pid == 0 || Exited(s.remote, s.pid)) {
       ReapLocked(s);
       continue;
     }
@@ -261,11 +272,12 @@ Status Daemons::StopAll(std::chrono::milliseconds grace) {
       s.stop_seq = 0;
     }
     (void)s.remote->Signal(s.pid, SIGTERM);
-    pids.push_back(s.pid);
+    pids.push_back(Proc{s.remote, s.pid});
   }
-  std::vector<pid_t> stuck = AwaitGone(pids, grace);
+  std::vector<Proc> stuck = AwaitGone(pids, grace);
   for (Slot& s : slots_) {
-    if (std::find(stuck.begin(), stuck.end(), s.pid) != stuck.end()) {
+    if (std::find(stuck.begin(), stuck.end(), Proc{s.remote, s.pid}) !=
+        stuck.end()) {
       (void)s.remote->Signal(s.pid, SIGKILL);
     }
   }
@@ -273,7 +285,8 @@ Status Daemons::StopAll(std::chrono::milliseconds grace) {
   std::string problems;
   for (Slot& s : slots_) {
     if (s.pid == 0) continue;
-    if (std::find(stuck.begin(), stuck.end(), s.pid) != stuck.end()) {
+    if (std::find(stuck.begin(), stuck.end(), Proc{s.remote, s.pid}) !=
+        stuck.end()) {
       problems += " " + s.daemon + " on " + s.node + " (pid " +
                   std::to_string(s.pid) + ") would not die;";
     } else {

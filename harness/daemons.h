@@ -14,13 +14,13 @@
 //   StopAll SIGCONT to paused processes, SIGTERM to all, `grace`, then
 //           SIGKILL to the rest and a bounded wait. Idempotent.
 //
-// Liveness uses the local process table (harness::ProcessAlive), which is
-// right for the local and netns Remotes whose daemons are the controller's
-// children; a Remote on another host will need its own liveness call.
+// Liveness asks the node's Remote (Remote::Alive): the local process table
+// for the local and netns Remotes, whose daemons are the controller's
+// children; /proc/<pid>/stat read over SSH for SSH nodes.
 //
 // Errors name the owner ("zookeeper: kill n2: ..."). Thread-safety: every
 // method may be called from any thread (one internal mutex; signals are
-// sent under it, network calls are not made at all).
+// sent under it; over SSH that includes network calls).
 #pragma once
 
 #include <sys/types.h>

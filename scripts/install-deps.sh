@@ -21,6 +21,8 @@ packages=(
   zookeeper libzookeeper-mt-dev openjdk-17-jre-headless
   # the clock fault preloads libfaketime into target processes
   libfaketime
+  # SSH nodes: SshRemote links libssh; its e2e test runs sshd per namespace
+  libssh-dev openssh-server
 )
 
 missing=()
