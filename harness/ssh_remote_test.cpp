@@ -18,6 +18,7 @@
 #include <sstream>
 #include <thread>
 
+#include "harness/daemons.h"
 #include "harness/process.h"
 
 namespace fs = std::filesystem;
@@ -383,4 +384,43 @@ TEST_CASE("ssh e2e: host key policies", "[.ssh-e2e]") {
   REQUIRE_FALSE(mismatch);
   CHECK(mismatch.error().find("MISMATCH") != std::string::npos);
   fs::remove_all(dir);
+}
+
+TEST_CASE("ssh e2e: Daemons runs, pauses and stops daemons on SSH nodes",
+          "[.ssh-e2e]") {
+  auto nodes = E2eNodes();
+  SshRemote r0(E2eOptions(nodes[0].address));
+  SshRemote r1(E2eOptions(nodes[1].address));
+  std::vector<Node> cluster(2);
+  cluster[0].name = "n1";
+  cluster[0].ip = nodes[0].address;
+  cluster[0].remote = &r0;
+  cluster[1].index = 1;
+  cluster[1].name = "n2";
+  cluster[1].ip = nodes[1].address;
+  cluster[1].remote = &r1;
+  Daemons daemons("ssh-e2e", nullptr);
+  REQUIRE(daemons.Reset(cluster));
+  for (const Node& n : cluster) {
+    REQUIRE(daemons.Start(n, "sleeper", {"sleep", "301"},
+                          "/tmp/faultline-ssh-e2e/daemons-" + n.name + ".log"));
+  }
+  pid_t p0 = daemons.Pid(cluster[0], "sleeper");
+  REQUIRE(p0 > 0);
+  CHECK(daemons.RunningNodes("sleeper").size() == 2);
+
+  REQUIRE(daemons.Pause(cluster[0], "sleeper"));
+  CHECK(ProcState(r0, p0) == "T");
+  REQUIRE(daemons.Resume(cluster[0], "sleeper"));
+  CHECK(ProcState(r0, p0) != "T");
+
+  REQUIRE(daemons.Kill(cluster[0], "sleeper"));
+  CHECK_FALSE(r0.Alive(p0));
+  CHECK_FALSE(daemons.Running(cluster[0], "sleeper"));
+  CHECK(daemons.Running(cluster[1], "sleeper"));
+
+  pid_t p1 = daemons.Pid(cluster[1], "sleeper");
+  REQUIRE(daemons.StopAll(std::chrono::milliseconds(2000)));
+  CHECK_FALSE(r1.Alive(p1));
+  CHECK(daemons.RunningNodes("sleeper").empty());
 }
