@@ -118,8 +118,9 @@ Status RemoveStaleFaketimeShm(std::vector<std::string>* log,
   for (int pid : FaketimeShmPids(names)) {
     if (Alive(pid)) continue;
     bool removed = false;
-    for (const std::string prefix : {"faketime_shm_", "sem.faketime_sem_"}) {
-      const std::string path = shm_dir + "/" + prefix + std::to_string(pid);
+    for (const char* prefix : {"/faketime_shm_", "/sem.faketime_sem_"}) {
+      std::string path = shm_dir;
+      path.append(prefix).append(std::to_string(pid));
       std::error_code rm;
       if (std::filesystem::remove(path, rm)) removed = true;
       if (rm)

@@ -33,9 +33,8 @@ harness::Result<checkers::Value> NetnsNemesis::StartClock(
     active_->nodes.push_back(who);
     auto off = clock_->Skew(node, step.clock_offset_ms, step.clock_rate);
     if (!off.ok()) {
-      std::string why = off.error();
-      (void)StopLocked();
-      return harness::Fail("nemesis: clock " + node.name + ": " + why);
+      (void)StopLocked();  // `off` is ours: StopLocked does not touch it
+      return harness::Fail("nemesis: clock " + node.name + ": " + off.error());
     }
     names.push_back(Value::String(node.name));
     now_ms.emplace_back(node.name, Value::Double(*off));

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <utility>
 
 #include "harness/netns.h"
 #include "harness/process.h"
@@ -43,11 +44,15 @@ std::string FormatProbability(double p) {
 std::vector<std::string> LossRuleSpecs(const std::vector<std::string>& sources,
                                        double probability) {
   std::vector<std::string> out;
-  const std::string p = FormatProbability(probability);
-  for (const auto& ip : sources)
-    out.push_back("INPUT -s " + ip +
-                  "/32 -m statistic --mode random --probability " + p +
-                  " -m comment --comment " + kLossComment + " -j DROP");
+  out.reserve(sources.size());
+  const std::string tail = "/32 -m statistic --mode random --probability " +
+                           FormatProbability(probability) +
+                           " -m comment --comment " + kLossComment + " -j DROP";
+  for (const auto& ip : sources) {
+    std::string rule = "INPUT -s ";
+    rule.append(ip).append(tail);
+    out.push_back(std::move(rule));
+  }
   return out;
 }
 
