@@ -11,7 +11,8 @@
 //           signal requests for root); past its timeout the result has
 //           exit_code -1 and an error "timed out ...". An SSH failure is
 //           never mistaken for the command's answer: it gives exit_code -1
-//           and `error` beginning with "ssh:".
+//           and `error` beginning with "ssh:". CommandOptions::netns is
+//           ignored: the command runs wherever the node's sshd runs.
 //   Start   `sh -c 'checks; setsid sh -c "echo $$; exec ..." &'`: the
 //           checks (log dir, working dir, env, program found) fail Start
 //           with the reason; the daemon runs detached in

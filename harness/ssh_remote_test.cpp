@@ -424,3 +424,21 @@ TEST_CASE("ssh e2e: Daemons runs, pauses and stops daemons on SSH nodes",
   CHECK_FALSE(r1.Alive(p1));
   CHECK(daemons.RunningNodes("sleeper").empty());
 }
+
+TEST_CASE("ssh e2e: a lost connection is an ssh error, then reconnects",
+          "[.ssh-e2e]") {
+  auto nodes = E2eNodes();
+  SshRemote remote(E2eOptions(nodes[1].address));
+  REQUIRE(remote.Run({"true"}).exit_code == 0);
+  REQUIRE(remote.sessions_opened() == 1);
+  // sshd's session process -> timeout -> sh: kill the session process.
+  CommandResult cut = remote.Run(
+      {"sh", "-c", "kill -9 $(cut -d' ' -f4 /proc/$PPID/stat); sleep 5"});
+  INFO(cut.error);
+  CHECK(cut.exit_code == -1);
+  CHECK(cut.error.rfind("ssh:", 0) == 0);
+  CommandResult again = remote.Run({"echo", "back"});
+  CHECK(again.exit_code == 0);
+  CHECK(again.out == "back\n");
+  CHECK(remote.sessions_opened() == 2);
+}

@@ -5,8 +5,10 @@
 # hidden [.ssh-e2e] cases of harness_test drive SshRemote against them:
 # Run (namespace, exit codes, stdout/stderr, quoting, stdin, timeout), a
 # bounded session pool, Start + SIGSTOP/SIGCONT/SIGKILL + liveness, Upload/
-# Download of 1 MiB of binary data, and host key policies. Nothing is left
-# behind: sshd processes, namespaces, bridge, temp files. About 15 s.
+# Download of 1 MiB of binary data, host key policies, Daemons over two SSH
+# nodes, and a killed connection (an ssh error, then a new session). Nothing
+# is left behind: sshd processes, namespaces, bridge, temp files. About 10 s
+# (7 s of cases).
 source "$(dirname "$0")/lib.sh"
 require_root
 require_tool ip
