@@ -258,9 +258,15 @@ Result<SshRemote::Session*> SshRemote::Acquire() {
 void SshRemote::Release(Session* s, bool broken) {
   std::lock_guard<std::mutex> lock(mu_);
   if (broken) {
+    // The idle sessions most likely share the failure (node rebooted, sshd
+    // restarted, network cut): drop them too, so a retry connects afresh
+    // instead of using up its attempts on stale sessions.
     std::erase_if(sessions_, [&](const std::unique_ptr<Session>& p) {
-      return p.get() == s;
+      return p != nullptr &&
+             (p.get() == s ||
+              std::find(idle_.begin(), idle_.end(), p.get()) != idle_.end());
     });
+    idle_.clear();
   } else {
     idle_.push_back(s);
   }
