@@ -238,12 +238,12 @@ void CheckLossAndClock(const TestSpec& s, const Provenance& prov,
               "(a drift)");
   }
   if (n.clock_monotonic && n.clock_offset_ms < 0) {
-    diag->Add(prov.Blame({"nemesis.clock_offset_ms",
-                          "nemesis.clock_monotonic"}),
-              "clock_offset_ms is negative while clock_monotonic is true: "
-              "that steps CLOCK_MONOTONIC back, which no real clock does",
-              "use a positive clock_offset_ms, a clock_rate below 1 to slow "
-              "the clock, or `clock_monotonic: false`");
+    diag->Add(
+        prov.Blame({"nemesis.clock_offset_ms", "nemesis.clock_monotonic"}),
+        "clock_offset_ms is negative while clock_monotonic is true: "
+        "that steps CLOCK_MONOTONIC back, which no real clock does",
+        "use a positive clock_offset_ms, a clock_rate below 1 to slow "
+        "the clock, or `clock_monotonic: false`");
   }
 }
 
@@ -394,8 +394,8 @@ void CheckWorkload(const TestSpec& s, const Provenance& prov,
   if (w.name == "lock" || w.name == "election") {
     // The targets whose client implements acquire/renew/release (elections
     // run on the same client).
-    static const std::vector<std::string> kLockTargets = {"etcd", "raftkv", "redis",
-                                                          "zookeeper"};
+    static const std::vector<std::string> kLockTargets = {"etcd", "raftkv",
+                                                          "redis", "zookeeper"};
     const bool has_lock_client =
         std::find(kLockTargets.begin(), kLockTargets.end(), s.target.name) !=
         kLockTargets.end();
@@ -403,8 +403,7 @@ void CheckWorkload(const TestSpec& s, const Provenance& prov,
         !prov.AnyBad({"target.name"})) {
       diag->Add(prov.Blame({"workload.name", "target.name"}),
                 "the " + w.name + " workload has a client for " +
-                    JoinNames(kLockTargets) +
-                    " only, not " + s.target.name,
+                    JoinNames(kLockTargets) + " only, not " + s.target.name,
                 "set target.name to one of " + JoinNames(kLockTargets));
     }
     return;  // the mix is not used

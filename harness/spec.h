@@ -157,8 +157,8 @@ struct NemesisSpec {
   std::vector<std::string> partitions = {"one", "leader", "halves",
                                          "majorities-ring", "bridge"};
   // [targets] Which nodes pause/kill/delay hit: "one", "leader", "follower",
-  // "minority", "majority", "all". Non-empty when faults has "pause", "kill"
-  // or "delay".
+  // "minority", "majority", "all". Non-empty when faults has "pause", "kill",
+  // "kill-voter" or "delay".
   std::vector<std::string> targets = {"one", "leader", "minority"};
   // [delay_ms] "delay": how long packets from the other nodes to a chosen
   // node are held, 1..10000.
