@@ -195,21 +195,30 @@ NodeStatus EtcdTarget::Inspect(const Node& node) {
   NodeStatus status;
   const std::string ip = IpOf(node);
   if (ip.empty()) return status;
+  // The Raft node's own state from /debug/vars: its current term and role.
+  // (The maintenance status's raftTerm is the term of the last applied
+  // entry: a new leader reports its predecessor's term until its first
+  // entry applies, which would look like two leaders in one term.)
   HttpSession http;
-  auto reply = http.Post(ClientUrl(ip) + "/v3/maintenance/status", "{}",
-                         kStatusTimeoutMs);
+  auto reply = http.Get(ClientUrl(ip) + "/debug/vars", kStatusTimeoutMs);
   if (reply.transport != Transport::kOk || reply.status != 200) return status;
-  auto parsed = ParseStatusReply(reply.body);
-  if (!parsed) return status;
+  auto raft = ParseRaftStatus(reply.body);
+  if (!raft) return status;
   status.reachable = true;
-  status.term = parsed->raft_term;
+  status.term = raft->term;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    id_to_name_[parsed->member_id] = node.name;
+    id_to_name_[raft->id] = node.name;
   }
-  if (parsed->leader == 0) return status;  // no leader known: role unknown
-  status.role = parsed->leader == parsed->member_id ? "leader" : "follower";
-  status.leader = MemberName(parsed->leader, ip);
+  if (raft->state == "StateLeader") {
+    status.role = "leader";
+  } else if (raft->state == "StateFollower") {
+    status.role = "follower";
+  } else if (raft->state == "StateCandidate" ||
+             raft->state == "StatePreCandidate") {
+    status.role = "candidate";
+  }
+  if (raft->lead != 0) status.leader = MemberName(raft->lead, ip);
   return status;
 }
 

@@ -8,12 +8,14 @@
 //                               Teardown)
 //   <work_dir>/<node>/etcd.log  zap JSON log (stdout+stderr)
 //
-// Inspect() reports what the member itself says (POST /v3/maintenance/status,
-// ~500 ms timeout): role "leader" when header.member_id == leader, else
-// "follower" when it knows a leader, else "" (etcd does not expose
-// candidate/pre-candidate over the gateway); term is `raftTerm`, which in
-// etcd 3.4 is the term of the last APPLIED entry, not raft's current term: an
-// isolated member campaigning keeps reporting its old term.
+// Inspect() reports what the member's Raft node itself says (GET
+// /debug/vars, "raft.status", ~500 ms timeout): role "leader", "follower" or
+// "candidate" (also for a pre-candidate) from raftState, its CURRENT term,
+// and the node it knows as leader. (The gateway's maintenance status gives
+// only the term of the last applied entry, with which a new leader looks
+// like its predecessor's term for a moment: useless for one leader per
+// term.)
+//
 //
 // Liveness and reaping use the local process table (ProcessAlive), which is
 // right for the local and netns Remotes (daemons are our children); a Remote

@@ -198,6 +198,55 @@ Result<StatusReply> ParseStatusReply(std::string_view body) {
   return reply;
 }
 
+namespace {
+
+// A hex id string of raft.status ("2e1259d415f2a040", "0") into `out`;
+// false when it is not one.
+bool HexId(const json& obj, const char* name, std::uint64_t* out) {
+  auto it = obj.find(name);
+  if (it == obj.end() || !it->is_string()) return false;
+  const std::string text = it->get<std::string>();
+  if (text.empty() || text.size() > 16) return false;
+  std::uint64_t id = 0;
+  for (char c : text) {
+    int digit = 0;
+    if (c >= '0' && c <= '9') {
+      digit = c - '0';
+    } else if (c >= 'a' && c <= 'f') {
+      digit = c - 'a' + 10;
+    } else {
+      return false;
+    }
+    id = id * 16 + static_cast<std::uint64_t>(digit);
+  }
+  *out = id;
+  return true;
+}
+
+}  // namespace
+
+Result<RaftStatus> ParseRaftStatus(std::string_view body) {
+  auto doc = ParseObject(body);
+  if (!doc) return Fail("debug vars: not a JSON object");
+  auto it = doc->find("raft.status");
+  if (it == doc->end() || !it->is_object()) {
+    return Fail("debug vars: no raft.status");
+  }
+  const json& raft = *it;
+  RaftStatus status;
+  auto term = raft.find("term");
+  auto state = raft.find("raftState");
+  if (!HexId(raft, "id", &status.id) || status.id == 0 ||
+      !HexId(raft, "lead", &status.lead) || term == raft.end() ||
+      !term->is_number_integer() || state == raft.end() ||
+      !state->is_string()) {
+    return Fail("debug vars: malformed raft.status");
+  }
+  status.term = term->get<std::int64_t>();
+  status.state = state->get<std::string>();
+  return status;
+}
+
 Result<std::vector<Member>> ParseMemberList(std::string_view body) {
   auto doc = ParseObject(body);
   if (!doc || !HasHeader(*doc)) return Fail("member list: unexpected reply");

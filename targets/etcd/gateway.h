@@ -71,6 +71,18 @@ struct StatusReply {
 };
 harness::Result<StatusReply> ParseStatusReply(std::string_view body);
 
+// GET /debug/vars, its "raft.status" object: the Raft node's own current
+// state (unlike StatusReply.raft_term, which is the term of the last applied
+// entry). Ids are hex strings there; "0" means none.
+struct RaftStatus {
+  std::uint64_t id = 0;
+  std::int64_t term = -1;
+  std::uint64_t lead = 0;  // 0: no leader known
+  std::string state;       // "StateLeader", "StateFollower",
+                           // "StateCandidate", "StatePreCandidate"
+};
+harness::Result<RaftStatus> ParseRaftStatus(std::string_view body);
+
 struct Member {
   std::uint64_t id = 0;
   std::string name;  // empty for a member that has not started yet

@@ -243,5 +243,29 @@ TEST_CASE("lock key and delete replies", "[etcd][gateway][lock]") {
   CHECK_FALSE(ParseDeleteReply(kLeaseNotFound).ok());
 }
 
+TEST_CASE("raft.status from /debug/vars", "[gateway]") {
+  // Shape captured from etcd 3.4.23 (trimmed: other expvars omitted).
+  auto s = ParseRaftStatus(
+      R"({"cmdline":["etcd"],"raft.status":{"id":"2e1259d415f2a040","term":2,)"
+      R"("vote":"2e1259d415f2a040","commit":4,"lead":"2e1259d415f2a040",)"
+      R"("raftState":"StateLeader","applied":4,"progress":{},)"
+      R"("leadtransferee":"0"}})");
+  REQUIRE(s.ok());
+  CHECK(s->id == 0x2e1259d415f2a040ULL);
+  CHECK(s->lead == 0x2e1259d415f2a040ULL);
+  CHECK(s->term == 2);
+  CHECK(s->state == "StateLeader");
+  auto none = ParseRaftStatus(R"({"raft.status":{"id":"a","term":7,"lead":"0",)"
+                              R"("raftState":"StatePreCandidate"}})");
+  REQUIRE(none.ok());
+  CHECK(none->lead == 0);
+  CHECK(none->term == 7);
+  CHECK_FALSE(ParseRaftStatus(R"({"memstats":{}})").ok());
+  CHECK_FALSE(ParseRaftStatus(R"({"raft.status":{"id":"xyz","term":1,)"
+                              R"("lead":"0","raftState":"StateFollower"}})")
+                  .ok());
+  CHECK_FALSE(ParseRaftStatus("not json").ok());
+}
+
 }  // namespace
 }  // namespace faultline::targets::etcd
