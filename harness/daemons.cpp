@@ -176,7 +176,10 @@ Status Daemons::Pause(const Node& node, const std::string& daemon) {
   }
   if (s->paused) return Ok();
   long seq = 0;
-  if (ledger_ != nullptr) {
+  // A `stop` entry names a pid of the controller's process table; on a node
+  // with its own (SSH) there is none to record, and heal after a crash
+  // cannot resume it (docs/remote.md).
+  if (ledger_ != nullptr && s->remote->SharesControllerPids()) {
     auto start_time = ProcessStartTime(s->pid);
     if (!start_time) {
       return Fail(owner_ + ": pause " + Where(node, daemon) + ": process gone");
@@ -194,7 +197,7 @@ Status Daemons::Pause(const Node& node, const std::string& daemon) {
   }
   auto sent = s->remote->Signal(s->pid, SIGSTOP);
   if (!sent) {
-    if (ledger_ != nullptr) ledger_->MarkHealed(seq);
+    if (ledger_ != nullptr && seq != 0) ledger_->MarkHealed(seq);
     return Fail(owner_ + ": pause " + Where(node, daemon) + ": " +
                 sent.error());
   }

@@ -146,7 +146,7 @@ class Run {
   }
 
   std::unique_ptr<Client> Open(const Node& node) {
-    auto client = c_.target->OpenClient(node, c_.workload->name());
+    auto client = c_.target->OpenClient(node, c_.workload->client_kind());
     if (!client.ok()) {
       spdlog::warn("cannot open client on {}: {}", node.name, client.error());
       return c_.workload->WrapClient(nullptr);

@@ -39,6 +39,11 @@ class Remote {
   // unreachable) it answers true, so nothing is declared dead by mistake.
   virtual bool Alive(pid_t pid) { return ProcessAlive(pid); }
 
+  // True when the node's pids are the controller's own (local, netns), so a
+  // pid and its start time read on the controller identify the node's
+  // process, e.g. in a fault-ledger entry that `faultline heal` acts on.
+  virtual bool SharesControllerPids() const { return true; }
+
   // Copies a file between the controller and the node.
   virtual Status Upload(const std::string& local,
                         const std::string& remote) = 0;

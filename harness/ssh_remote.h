@@ -105,6 +105,8 @@ class SshRemote : public Remote {
                       const std::string& log_path,
                       const std::vector<std::string>& env) override;
   Status Signal(pid_t pid, int sig) override;
+  // Pids are the remote host's: never recorded in the controller's ledger.
+  bool SharesControllerPids() const override { return false; }
   bool Alive(pid_t pid) override;
   Status Upload(const std::string& local, const std::string& remote) override;
   Status Download(const std::string& remote, const std::string& local) override;

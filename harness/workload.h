@@ -63,6 +63,11 @@ class Workload {
  public:
   virtual ~Workload() = default;
   virtual std::string name() const = 0;
+  // The client vocabulary the workload's operations use, which is what
+  // Target::OpenClient is asked for ("register", "lock"). Defaults to the
+  // workload's name; a workload built on another's operations (election on
+  // lock) says so here.
+  virtual std::string client_kind() const { return name(); }
   virtual std::unique_ptr<WorkerGenerator> ForWorker(int worker,
                                                      std::uint64_t seed) = 0;
   // Operations to run after the final heal and recovery (e.g. a read of

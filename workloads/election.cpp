@@ -37,9 +37,9 @@ class ElectionWorkload : public harness::Workload {
       : spec_(spec),
         resources_(MakeResources(ElectionNames(spec.locks), spec.fenced)) {}
 
-  // The client vocabulary the target opens (Target::OpenClient): elections
-  // run on the lock recipe.
-  std::string name() const override { return "lock"; }
+  std::string name() const override { return "election"; }
+  // Campaigns and resignations are the lock client's acquire and release.
+  std::string client_kind() const override { return "lock"; }
 
   std::unique_ptr<harness::WorkerGenerator> ForWorker(
       int worker, std::uint64_t seed) override {

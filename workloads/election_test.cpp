@@ -65,7 +65,8 @@ TEST_CASE("election generator: campaign, renew+write, resign; seeded") {
   w.stall_probability = 0.5;
   w.stall_ms = 700;
   auto wl = MakeElectionWorkload(w);
-  CHECK(wl->name() == "lock");  // the client vocabulary the target opens
+  CHECK(wl->name() == "election");
+  CHECK(wl->client_kind() == "lock");  // the vocabulary the target opens
   auto a = wl->ForWorker(2, 5);
   auto b = wl->ForWorker(2, 5);
   const char* expected[] = {"campaign", "renew",          "resource-write",
