@@ -14,11 +14,12 @@ raftkv="$(dirname "$FAULTLINE_BIN")/raftkv"
 setup_workdir
 
 # Seconds to run a config for instead of its time_limit, to keep this
-# test's budget (the pair below adds about 55 s when seed 1 finds it): the
+# test's budget (the pair below adds about 65 s when seed 1 finds it): the
 # vote-not-persisted campaign is 60 s long and found two leaders in one
-# term about twice a minute in the measured runs (docs/targets/raftkv.md),
-# so 25 s catch it in most seeds; its control runs 15 s.
-declare -A E2E_TIME_LIMIT=([raftkv-vote-not-persisted]=25
+# term within 1-24 s in the measured runs (docs/targets/raftkv.md); 35 s
+# leave a margin over that, so three seeds all missing stays unlikely; its
+# control runs 15 s.
+declare -A E2E_TIME_LIMIT=([raftkv-vote-not-persisted]=35
                            [raftkv-vote-not-persisted-control]=15)
 
 # run_config CONFIG SEED [TIME_LIMIT]: runs it; sets RC and RUN (the run
