@@ -300,4 +300,33 @@ Status Daemons::StopAll(std::chrono::milliseconds grace) {
   return Ok();
 }
 
+std::string Daemons::CollectAndClean(
+    const std::string& log_dir,
+    const std::function<std::string(const Node&)>& dir_of,
+    const std::vector<DaemonFiles>& logs,
+    const std::vector<std::string>& remove) {
+  std::string problems;
+  for (const Node& node : nodes()) {
+    const std::string dir = dir_of(node);
+    for (const auto& [daemon, files] : logs) {
+      if (log_dir.empty() || !EverStarted(node, daemon)) continue;
+      for (const std::string& file : files) {
+        auto copied = node.remote->Download(
+            dir + "/" + file, log_dir + "/" + node.name + "/" + file);
+        if (!copied) problems += " " + copied.error() + ";";
+      }
+    }
+    if (remove.empty()) continue;
+    std::vector<std::string> argv = {"rm", "-rf"};
+    std::string paths;
+    for (const std::string& path : remove) {
+      argv.push_back(dir + "/" + path);
+      paths += (paths.empty() ? "" : " ") + argv.back();
+    }
+    auto rm = node.remote->Run(argv);
+    if (!rm.ok()) problems += " cannot remove " + paths + ": " + rm.err + ";";
+  }
+  return problems;
+}
+
 }  // namespace faultline::harness

@@ -26,8 +26,10 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <functional>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/cluster.h"
@@ -76,6 +78,19 @@ class Daemons {
   // Stops every process of every slot (see the header comment). Fails,
   // naming them, if some process survived SIGKILL.
   Status StopAll(std::chrono::milliseconds grace);
+
+  // Teardown's file work, on every node in Reset order: for each (daemon,
+  // files) of `logs` whose slot ever had a process on the node, downloads
+  // <dir>/<file> to <log_dir>/<node>/<file> (nothing when `log_dir` is
+  // empty); then `rm -rf` of <dir>/<path> for every path of `remove`, in one
+  // command. <dir> is `dir_of(node)`. Returns the problems, each as
+  // " <what>;", or "" when there were none. Call after StopAll.
+  using DaemonFiles = std::pair<std::string, std::vector<std::string>>;
+  std::string CollectAndClean(
+      const std::string& log_dir,
+      const std::function<std::string(const Node&)>& dir_of,
+      const std::vector<DaemonFiles>& logs,
+      const std::vector<std::string>& remove);
 
  private:
   struct Slot {

@@ -274,18 +274,9 @@ harness::Status EtcdTarget::Teardown(const std::string& log_dir) {
   if (auto stopped = daemons_.StopAll(kTermGrace); !stopped) {
     problems += " " + stopped.error() + ";";
   }
-  for (const Node& node : daemons_.nodes()) {
-    const std::string dir = NodeDir(node);
-    if (!log_dir.empty() && daemons_.EverStarted(node, kDaemon)) {
-      auto copied = node.remote->Download(
-          dir + "/etcd.log", log_dir + "/" + node.name + "/etcd.log");
-      if (!copied) problems += " " + copied.error() + ";";
-    }
-    auto rm = node.remote->Run({"rm", "-rf", dir + "/data"});
-    if (!rm.ok()) {
-      problems += " cannot remove " + dir + "/data: " + rm.err + ";";
-    }
-  }
+  problems += daemons_.CollectAndClean(
+      log_dir, [this](const Node& n) { return NodeDir(n); },
+      {{kDaemon, {"etcd.log"}}}, {"data"});
   if (!problems.empty()) return Fail("etcd teardown:" + problems);
   return Ok();
 }

@@ -250,18 +250,9 @@ harness::Status RaftkvTarget::Teardown(const std::string& log_dir) {
   } else if (auto clock = TeardownClock(); !clock) {
     problems += " " + clock.error() + ";";
   }
-  for (const Node& node : daemons_.nodes()) {
-    const std::string dir = NodeDir(node);
-    if (!log_dir.empty() && daemons_.EverStarted(node, kDaemon)) {
-      auto copied = node.remote->Download(
-          dir + "/raftkv.log", log_dir + "/" + node.name + "/raftkv.log");
-      if (!copied) problems += " " + copied.error() + ";";
-    }
-    auto rm = node.remote->Run({"rm", "-rf", dir + "/data"});
-    if (!rm.ok()) {
-      problems += " cannot remove " + dir + "/data: " + rm.err + ";";
-    }
-  }
+  problems += daemons_.CollectAndClean(
+      log_dir, [this](const Node& n) { return NodeDir(n); },
+      {{kDaemon, {"raftkv.log"}}}, {"data"});
   if (!problems.empty()) return Fail("raftkv teardown:" + problems);
   return Ok();
 }

@@ -277,23 +277,11 @@ harness::Status RedisTarget::Teardown(const std::string& log_dir) {
   if (auto stopped = daemons_.StopAll(kTermGrace); !stopped) {
     problems += " " + stopped.error() + ";";
   }
-  for (const Node& node : daemons_.nodes()) {
-    const std::string dir = NodeDir(node);
-    if (!log_dir.empty()) {
-      for (const char* daemon : {kRedis, kSentinel}) {
-        if (!daemons_.EverStarted(node, daemon)) continue;
-        for (const std::string& file :
-             {std::string(daemon) + ".log", std::string(daemon) + ".conf"}) {
-          auto copied = node.remote->Download(
-              dir + "/" + file, log_dir + "/" + node.name + "/" + file);
-          if (!copied) problems += " " + copied.error() + ";";
-        }
-      }
-    }
-    auto rm = node.remote->Run(
-        {"rm", "-rf", dir + "/dump.rdb", dir + "/appendonlydir"});
-    if (!rm.ok()) problems += " cannot remove data in " + dir + ";";
-  }
+  problems += daemons_.CollectAndClean(
+      log_dir, [this](const Node& n) { return NodeDir(n); },
+      {{kRedis, {"redis.log", "redis.conf"}},
+       {kSentinel, {"sentinel.log", "sentinel.conf"}}},
+      {"dump.rdb", "appendonlydir"});
   if (!problems.empty()) return Fail("redis teardown:" + problems);
   return Ok();
 }

@@ -256,18 +256,9 @@ harness::Status ZookeeperTarget::Teardown(const std::string& log_dir) {
   if (auto stopped = daemons_.StopAll(kTermGrace); !stopped) {
     problems += " " + stopped.error() + ";";
   }
-  for (const Node& node : daemons_.nodes()) {
-    const std::string dir = NodeDir(node);
-    if (!log_dir.empty() && daemons_.EverStarted(node, kDaemon)) {
-      auto copied = node.remote->Download(
-          dir + "/zookeeper.log", log_dir + "/" + node.name + "/zookeeper.log");
-      if (!copied) problems += " " + copied.error() + ";";
-    }
-    auto rm = node.remote->Run({"rm", "-rf", dir + "/data"});
-    if (!rm.ok()) {
-      problems += " cannot remove " + dir + "/data: " + rm.err + ";";
-    }
-  }
+  problems += daemons_.CollectAndClean(
+      log_dir, [this](const Node& n) { return NodeDir(n); },
+      {{kDaemon, {"zookeeper.log"}}}, {"data"});
   const std::string client_log = work_dir_ + "/zk-client.log";
   std::error_code ec;
   if (!log_dir.empty() && std::filesystem::exists(client_log, ec)) {
