@@ -53,8 +53,15 @@ cfg=$(local_copy "$FAULTLINE_SOURCE_DIR/configs/known/redis-sentinel-lost-writes
 sed -i -e 's#^  interval: .*#  interval: 5#' -e 's#^  duration: .*#  duration: 12#' \
     -e 's#^  failover_timeout_ms: .*#  failover_timeout_ms: 2000#' \
     -e 's#^  op_timeout_ms: .*#  op_timeout_ms: 1000\n  observe_ms: 500#' "$cfg"
-run_config "$cfg" 7
-python3 - "$RUN/history.jsonl" <<'PY' || fail "lost-writes: the history does not show the failover"
+# Whether and when the sentinels fail over is their own decision (a vote
+# among them, retried after 2 x failover_timeout when split); a run whose
+# history shows no failover inside the partition (seen twice in some 15
+# runs) is repeated with the next seed, at most three seeds. Every check
+# below holds for the run that showed the failover.
+failover_seed=""
+for seed in 7 8 9; do
+  run_config "$cfg" "$seed"
+  if python3 - "$RUN/history.jsonl" <<'PY'
 import json, sys
 writes = 0
 leaders = {}   # node -> set of (term, leader) it reported
@@ -77,6 +84,13 @@ assert set(leaders) == {"n1", "n2", "n3"}, leaders
 # The majority's sentinels moved to a new primary in a higher epoch.
 assert any(t > 0 and l != "n1" for s in leaders.values() for t, l in s), leaders
 PY
+  then
+    failover_seed=$seed
+    break
+  fi
+  echo "lost-writes seed $seed: no failover in the history, trying the next seed"
+done
+[ -n "$failover_seed" ] || fail "lost-writes: the history does not show the failover (seeds 7 to 9)"
 [ "$VERDICT" = invalid ] || { cat "$WORK/out.txt"; fail "lost-writes: verdict $VERDICT, expected invalid"; }
 [ "$RC" -eq 0 ] || fail "lost-writes: exit $RC although the expected anomaly was found"
 # Two primaries at once, but in different config epochs: one leader per term.
