@@ -15,33 +15,7 @@ require_tool etcd
 raftkv="$(dirname "$FAULTLINE_BIN")/raftkv"
 [ -x "$raftkv" ] || fail "this test needs the raftkv server next to faultline ($raftkv); build it (scripts/build.sh)"
 setup_workdir
-
-# local_copy CONFIG TIME: CONFIG on 10.77.51.0/24 with time_limit TIME.
-local_copy() {
-  local out="$WORK/$(basename "$1")"
-  sed -e 's#^  subnet: .*#  subnet: 10.77.51.0/24#' -e "s#^time_limit: .*#time_limit: $2#" "$1" >"$out"
-  grep -q 'subnet: 10.77.51.0/24' "$out" || fail "could not set the subnet of $1"
-  echo "$out"
-}
-
-# run_config CONFIG SEED: runs it; sets RC, RUN, VERDICT.
-run_config() {
-  local cfg="$1" seed="$2" name
-  name=$(basename "$cfg" .yaml)
-  set +e
-  "$FAULTLINE_BIN" run "$cfg" --store "$STORE" --index-dir "$INDEX" \
-    --seed "$seed" >"$WORK/out.txt" 2>&1
-  RC=$?
-  set -e
-  RUN=$(readlink -f "$STORE/$name/latest")
-  [ -f "$RUN/results.json" ] || { cat "$WORK/out.txt"; fail "$name: no results.json"; }
-  validate_results "$RUN/results.json"
-  VERDICT=$(json_get "$RUN/results.json" "j['valid']")
-}
-
-checker_verdict() {
-  json_get "$RUN/results.json" "[c['valid'] for c in j['checkers'] if c['checker']=='$1'][0]"
-}
+E2E_SUBNET=10.77.51.0/24
 
 # 1. raftkv election.
 run_config "$(local_copy "$FAULTLINE_SOURCE_DIR/configs/raftkv-election.yaml" 15)" 1

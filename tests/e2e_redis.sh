@@ -15,38 +15,10 @@ require_root
 require_tool redis-server
 require_tool redis-sentinel
 setup_workdir
-
-# local_copy CONFIG TIME: CONFIG on 10.77.47.0/24 with time_limit TIME.
-local_copy() {
-  local out="$WORK/$(basename "$1")"
-  sed -e 's#^  subnet: .*#  subnet: 10.77.47.0/24#' -e "s#^time_limit: .*#time_limit: $2#" \
-      -e 's#^recovery: .*#recovery: 3#' "$1" >"$out"
-  grep -q 'subnet: 10.77.47.0/24' "$out" || fail "could not set the subnet of $1"
-  echo "$out"
-}
-
-# run_config CONFIG SEED [ARGS...]: sets RC, RUN, VERDICT.
-run_config() {
-  local cfg="$1" seed="$2" name
-  shift 2
-  name=$(grep '^name:' "$cfg" | awk '{print $2}')
-  set +e
-  "$FAULTLINE_BIN" run "$cfg" --store "$STORE" --index-dir "$INDEX" \
-    --seed "$seed" "$@" >"$WORK/out.txt" 2>&1
-  RC=$?
-  set -e
-  RUN=$(readlink -f "$STORE/$name/latest")
-  [ -f "$RUN/results.json" ] || { cat "$WORK/out.txt"; fail "$name: no results.json"; }
-  validate_results "$RUN/results.json"
-  VERDICT=$(json_get "$RUN/results.json" "j['valid']")
-}
-
-checker_summary() {
-  json_get "$RUN/results.json" "[c['summary'] for c in j['checkers'] if c['checker']=='$1'][0]"
-}
+E2E_SUBNET=10.77.47.0/24
 
 # 1. Lost writes: a 22 s run, partition of the primary after 5 s for 12 s.
-cfg=$(local_copy "$FAULTLINE_SOURCE_DIR/configs/known/redis-sentinel-lost-writes.yaml" 22)
+cfg=$(local_copy "$FAULTLINE_SOURCE_DIR/configs/known/redis-sentinel-lost-writes.yaml" 22 's#^recovery: .*#recovery: 3#')
 # failover_timeout 2 s: when the two sentinels of the majority split their
 # votes, Sentinel retries after 2 x failover_timeout (12 s with the
 # config's 6 s, longer than this short partition).
@@ -99,14 +71,14 @@ lpt=$(json_get "$RUN/results.json" "[c['valid'] for c in j['checkers'] if c['che
 echo "PASS: redis-sentinel-lost-writes invalid: $(checker_summary linearizable 2>/dev/null || true)"
 
 # 2. Unfenced lock: invalid, the resource corrupted.
-run_config "$(local_copy "$FAULTLINE_SOURCE_DIR/configs/known/redis-lock-unfenced.yaml" 15)" 1
+run_config "$(local_copy "$FAULTLINE_SOURCE_DIR/configs/known/redis-lock-unfenced.yaml" 15 's#^recovery: .*#recovery: 3#')" 1
 [ "$VERDICT" = invalid ] || { cat "$WORK/out.txt"; fail "redis-lock-unfenced: verdict $VERDICT, expected invalid"; }
 [ "$RC" -eq 0 ] || fail "redis-lock-unfenced: exit $RC although the expected anomaly was found"
 checker_summary mutex-fencing | grep -q corrupted || fail "redis-lock-unfenced: the verdict does not say the resource was corrupted"
 echo "PASS: redis-lock-unfenced invalid"
 
 # 3. Fenced lock: valid, with holds and rejected stale writes.
-run_config "$(local_copy "$FAULTLINE_SOURCE_DIR/configs/known/redis-lock-fenced.yaml" 15)" 1
+run_config "$(local_copy "$FAULTLINE_SOURCE_DIR/configs/known/redis-lock-fenced.yaml" 15 's#^recovery: .*#recovery: 3#')" 1
 [ "$VERDICT" = valid ] || { cat "$WORK/out.txt"; fail "redis-lock-fenced: verdict $VERDICT, expected valid"; }
 [ "$RC" -eq 0 ] || fail "redis-lock-fenced: exit $RC"
 python3 - "$RUN/history.jsonl" <<'PY' || fail "redis-lock-fenced: the history lacks holds or rejected writes"

@@ -14,30 +14,15 @@ require_root
 require_tool java
 [ -f /usr/share/java/zookeeper.jar ] || fail "this test needs the zookeeper package (scripts/install-deps.sh)"
 setup_workdir
+E2E_SUBNET=10.77.40.0/24
 
-# local_copy CONFIG TIME: CONFIG on 10.77.40.0/24 with time_limit TIME.
-local_copy() {
-  local out="$WORK/$(basename "$1")"
-  sed -e 's#^  subnet: .*#  subnet: 10.77.40.0/24#' -e "s#^time_limit: .*#time_limit: $2#" "$1" >"$out"
-  grep -q 'subnet: 10.77.40.0/24' "$out" || fail "could not set the subnet of $1"
-  echo "$out"
-}
-
-# run_config CONFIG SEED: sets RC, RUN, VERDICT.
-run_config() {
-  local cfg="$1" seed="$2" name
-  name=$(basename "$cfg" .yaml)
-  set +e
-  "$FAULTLINE_BIN" run "$cfg" --store "$STORE" --index-dir "$INDEX" \
-    --seed "$seed" >"$WORK/out.txt" 2>&1
-  RC=$?
-  set -e
-  RUN=$(readlink -f "$STORE/$name/latest")
-  [ -f "$RUN/results.json" ] || { cat "$WORK/out.txt"; fail "$name: no results.json"; }
-  validate_results "$RUN/results.json"
-  VERDICT=$(json_get "$RUN/results.json" "j['valid']")
-  echo "$name seed $seed: $VERDICT (exit $RC)"
-  # Nothing of the run may be left: namespaces, links, servers.
+# run_zk CONFIG SEED: run_config, then nothing of the run may be left:
+# namespaces, links, servers.
+run_zk() {
+  local name
+  name=$(basename "$1" .yaml)
+  run_config "$1" "$2"
+  echo "$name seed $2: $VERDICT (exit $RC)"
   local id
   id=$(sed -n 's/.* I run \([0-9a-f]*\) of .*/\1/p' "$WORK/out.txt" | head -1)
   [ -n "$id" ] || fail "$name: no run id in the output"
@@ -48,7 +33,7 @@ run_config() {
 }
 
 # 1. Linearizable with sync.
-run_config "$(local_copy "$FAULTLINE_SOURCE_DIR/configs/zookeeper-register.yaml" 20)" 1
+run_zk "$(local_copy "$FAULTLINE_SOURCE_DIR/configs/zookeeper-register.yaml" 20)" 1
 [ "$VERDICT" = valid ] || { cat "$WORK/out.txt"; fail "zookeeper-register: $VERDICT, expected valid"; }
 [ "$RC" -eq 0 ] || fail "zookeeper-register: exit $RC"
 python3 - "$RUN/history.jsonl" <<'PY' || fail "zookeeper-register: the history lacks successful operations or observations"
@@ -74,7 +59,7 @@ PY
 # 2. Stale reads without sync (up to 2 seeds; measured: see the config).
 found=no
 for seed in 1 2; do
-  run_config "$(local_copy "$FAULTLINE_SOURCE_DIR/configs/known/zookeeper-no-sync-stale-read.yaml" 30)" "$seed"
+  run_zk "$(local_copy "$FAULTLINE_SOURCE_DIR/configs/known/zookeeper-no-sync-stale-read.yaml" 30)" "$seed"
   if [ "$VERDICT" = invalid ]; then found=yes; break; fi
 done
 [ "$found" = yes ] || { cat "$WORK/out.txt"; fail "no stale read found in 2 runs of zookeeper-no-sync-stale-read"; }

@@ -88,3 +88,48 @@ await_history() {
   done
   fail "no $what within 60 s"
 }
+
+# local_copy CONFIG TIME [SED_EXPR...]: a copy of CONFIG in $WORK on the
+# test's own subnet $E2E_SUBNET with time_limit TIME (and the extra sed
+# expressions applied); prints its path.
+local_copy() {
+  local cfg="$1" time="$2" out e
+  shift 2
+  : "${E2E_SUBNET:?set E2E_SUBNET to the subnet of the test before local_copy}"
+  out="$WORK/$(basename "$cfg")"
+  local args=(-e "s#^  subnet: .*#  subnet: $E2E_SUBNET#"
+              -e "s#^time_limit: .*#time_limit: $time#")
+  for e in "$@"; do args+=(-e "$e"); done
+  sed "${args[@]}" "$cfg" >"$out"
+  grep -q "subnet: $E2E_SUBNET" "$out" || fail "could not set the subnet of $cfg"
+  echo "$out"
+}
+
+# run_config CONFIG SEED [ARGS...]: runs `faultline run CONFIG` with the
+# test's store and index (output in $WORK/out.txt); sets RC (exit code), RUN
+# (the run directory) and VERDICT (results.json's `valid`), after checking
+# results.json against the schema.
+run_config() {
+  local cfg="$1" seed="$2" name
+  shift 2
+  name=$(sed -n 's/^name: *//p' "$cfg" | head -1)
+  [ -n "$name" ] || fail "$cfg has no name"
+  set +e
+  "$FAULTLINE_BIN" run "$cfg" --store "$STORE" --index-dir "$INDEX" \
+    --seed "$seed" "$@" >"$WORK/out.txt" 2>&1
+  RC=$?
+  set -e
+  RUN=$(readlink -f "$STORE/$name/latest")
+  [ -f "$RUN/results.json" ] || { cat "$WORK/out.txt"; fail "$name: no results.json"; }
+  validate_results "$RUN/results.json"
+  VERDICT=$(json_get "$RUN/results.json" "j['valid']")
+}
+
+# checker_verdict NAME / checker_summary NAME: the validity / summary of
+# checker NAME in $RUN/results.json.
+checker_verdict() {
+  json_get "$RUN/results.json" "[c['valid'] for c in j['checkers'] if c['checker']=='$1'][0]"
+}
+checker_summary() {
+  json_get "$RUN/results.json" "[c['summary'] for c in j['checkers'] if c['checker']=='$1'][0]"
+}
