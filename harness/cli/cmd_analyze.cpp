@@ -7,7 +7,6 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "checkers/history_io.h"
 #include "harness/cli/cmd_report.h"
 #include "harness/cli/commands.h"
 #include "harness/cli/registry.h"
@@ -39,28 +38,8 @@ int DoAnalyze(const AnalyzeOptions& o) {
   }
   const harness::TestSpec& spec = *loaded.spec;
   std::string history_path = *dir + "/" + harness::kHistoryFile;
-  auto text = harness::ReadFile(history_path);
-  if (!text.ok()) {
-    std::fprintf(stderr, "faultline analyze: %s\n", text.error().c_str());
-    return kExitUsage;
-  }
-  auto read = checkers::ParseJsonl(*text);
-  *text = std::string();  // the history holds what it needs; free the text
-  for (const auto& w : read.warnings) {
-    std::fprintf(stderr, "%s: warning: %s\n", history_path.c_str(), w.c_str());
-  }
-  if (!read.ok) {
-    std::fprintf(stderr, "%s:%lld:%lld: error: %s\n", history_path.c_str(),
-                 static_cast<long long>(read.error.line),
-                 static_cast<long long>(read.error.column),
-                 read.error.message.c_str());
-    return kExitUsage;
-  }
-  if (auto bad = checkers::CheckWellFormed(read.history, "")) {
-    std::fprintf(stderr, "%s:%lld: error: %s\n", history_path.c_str(),
-                 static_cast<long long>(bad->line), bad->message.c_str());
-    return kExitUsage;
-  }
+  auto history = ReadRunHistory(history_path, "analyze");
+  if (!history || !WellFormedOrSay(*history, history_path)) return kExitUsage;
   auto workload = MakeWorkload(spec);
   if (!workload.ok()) {
     std::fprintf(stderr, "faultline analyze: %s\n", workload.error().c_str());
@@ -75,7 +54,7 @@ int DoAnalyze(const AnalyzeOptions& o) {
   reports::RunSummary summary;
   DescribeRun(spec, summary);
   summary.run_dir = *dir;
-  summary.verdicts = CheckRunHistory(**workload, read.history, co);
+  summary.verdicts = CheckRunHistory(**workload, *history, co);
 
   // Keep what the original run recorded and a re-check cannot know.
   using nlohmann::json;
@@ -106,7 +85,7 @@ int DoAnalyze(const AnalyzeOptions& o) {
   (void)harness::WriteFileAtomic(results_path, fresh.dump(2) + "\n");
   (void)harness::WriteFileAtomic(*dir + "/" + harness::kJunitFile,
                                  reports::JunitXml(summary));
-  std::string report = WriteRunReport(summary, read.history);
+  std::string report = WriteRunReport(summary, *history);
   if (std::string store = StoreOfRunDir(*dir); !store.empty()) {
     UpdateStoreIndex(store);
   }

@@ -99,23 +99,8 @@ int DoReportRun(const ReportCliOptions& o) {
     return kExitUsage;
   }
   std::string history_path = *dir + "/" + harness::kHistoryFile;
-  auto text = harness::ReadFile(history_path);
-  if (!text.ok()) {
-    std::fprintf(stderr, "faultline report: %s\n", text.error().c_str());
-    return kExitUsage;
-  }
-  auto read = checkers::ParseJsonl(*text);
-  *text = std::string();
-  for (const auto& w : read.warnings) {
-    std::fprintf(stderr, "%s: warning: %s\n", history_path.c_str(), w.c_str());
-  }
-  if (!read.ok) {
-    std::fprintf(stderr, "%s:%lld:%lld: error: %s\n", history_path.c_str(),
-                 static_cast<long long>(read.error.line),
-                 static_cast<long long>(read.error.column),
-                 read.error.message.c_str());
-    return kExitUsage;
-  }
+  auto history = ReadRunHistory(history_path, "report");
+  if (!history) return kExitUsage;
 
   // What the run recorded; a re-check replaces only the verdicts.
   reports::RunSummary summary;
@@ -132,12 +117,8 @@ int DoReportRun(const ReportCliOptions& o) {
     }
   }
   if (!have_results || o.recheck) {
-    if (auto bad = checkers::CheckWellFormed(read.history, "")) {
-      std::fprintf(stderr, "%s:%lld: error: %s\n", history_path.c_str(),
-                   static_cast<long long>(bad->line), bad->message.c_str());
-      return kExitUsage;
-    }
-    if (!Recheck(*dir, read.history, o, summary)) return kExitUsage;
+    if (!WellFormedOrSay(*history, history_path)) return kExitUsage;
+    if (!Recheck(*dir, *history, o, summary)) return kExitUsage;
   }
   summary.run_dir = *dir;
 
@@ -151,7 +132,7 @@ int DoReportRun(const ReportCliOptions& o) {
     std::fprintf(stderr, "faultline report: %s\n", written.error().c_str());
     return kExitInternal;
   }
-  std::string report = WriteRunReport(summary, read.history);
+  std::string report = WriteRunReport(summary, *history);
   if (report.empty()) return kExitInternal;
   std::string store = StoreOfRunDir(*dir);
   if (!store.empty()) UpdateStoreIndex(store);
@@ -175,6 +156,38 @@ int DoReportIndex(const ReportCliOptions& o) {
 }
 
 }  // namespace
+
+std::optional<checkers::History> ReadRunHistory(const std::string& history_path,
+                                                const char* command) {
+  auto text = harness::ReadFile(history_path);
+  if (!text.ok()) {
+    std::fprintf(stderr, "faultline %s: %s\n", command, text.error().c_str());
+    return std::nullopt;
+  }
+  auto read = checkers::ParseJsonl(*text);
+  *text = std::string();  // the history holds what it needs; free the text
+  for (const auto& w : read.warnings) {
+    std::fprintf(stderr, "%s: warning: %s\n", history_path.c_str(), w.c_str());
+  }
+  if (!read.ok) {
+    std::fprintf(stderr, "%s:%lld:%lld: error: %s\n", history_path.c_str(),
+                 static_cast<long long>(read.error.line),
+                 static_cast<long long>(read.error.column),
+                 read.error.message.c_str());
+    return std::nullopt;
+  }
+  return std::move(read.history);
+}
+
+bool WellFormedOrSay(const checkers::History& history,
+                     const std::string& history_path) {
+  if (auto bad = checkers::CheckWellFormed(history, "")) {
+    std::fprintf(stderr, "%s:%lld: error: %s\n", history_path.c_str(),
+                 static_cast<long long>(bad->line), bad->message.c_str());
+    return false;
+  }
+  return true;
+}
 
 std::string WriteRunReport(const reports::RunSummary& summary,
                            const checkers::History& history) {

@@ -2,6 +2,7 @@
 // summary, report.html in the run directory and the store's index.html.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,17 @@ class Workload;
 }  // namespace faultline::harness
 
 namespace faultline::cli {
+
+// Reads a run's history.jsonl at `history_path`. Prints the reader's
+// warnings, and on failure why ("faultline COMMAND: ..." or
+// "PATH:LINE:COL: error: ...") to stderr and returns nullopt.
+std::optional<checkers::History> ReadRunHistory(const std::string& history_path,
+                                                const char* command);
+
+// False, after printing "PATH:LINE: error: ..." to stderr, when `history`
+// (read from `history_path`) is not well formed (checkers/history_io.h).
+bool WellFormedOrSay(const checkers::History& history,
+                     const std::string& history_path);
 
 // Fills the run facts of `summary` from the resolved config: name, seed,
 // cluster provider and size, target, expectation and the config text.
