@@ -112,6 +112,18 @@ void ApplyOverrides(const Overrides& o, TestSpec* spec, Provenance* prov,
       prov->at["cluster.nodes"] = at;
     }
   }
+  if (o.cluster) {
+    const Origin at{0, 0, "--cluster " + *o.cluster};
+    if (*o.cluster != "netns" && *o.cluster != "docker") {
+      diag->Add(at, "unknown cluster provider '" + *o.cluster + "'",
+                "expected netns (namespaces on this machine) or docker "
+                "(running containers, docs/docker.md)");
+      prov->bad.insert("cluster.provider");
+    } else {
+      spec->cluster.provider = *o.cluster;
+      prov->at["cluster.provider"] = at;
+    }
+  }
   if (o.store_dir) {
     const Origin at{0, 0, "--store \"" + *o.store_dir + "\""};
     if (o.store_dir->empty()) {

@@ -38,13 +38,16 @@ struct ConfigError {
 
 // Command-line overrides, applied after the file is parsed and before
 // cross-field validation. Errors they cause name the flag as the CLI spells
-// it: --time-limit, --seed, --concurrency, --nodes, --store.
+// it: --time-limit, --seed, --concurrency, --nodes, --store, --cluster.
 struct Overrides {
   std::optional<double> time_limit_s;    // --time-limit
   std::optional<std::uint64_t> seed;     // --seed
   std::optional<int> concurrency;        // --concurrency
   std::optional<int> nodes;              // --nodes
   std::optional<std::string> store_dir;  // --store
+  // --cluster: the provider (netns | docker); `--cluster docker` alone runs
+  // against the containers faultline-n1 .. faultline-n<nodes>.
+  std::optional<std::string> cluster;
 };
 
 struct LoadResult {

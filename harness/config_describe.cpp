@@ -263,6 +263,17 @@ std::string DescribeSpec(const TestSpec& s) {
   o += "  provider: " + Quote(s.cluster.provider) + "\n";
   o += "  nodes: " + std::to_string(s.cluster.nodes) + "\n";
   o += "  subnet: " + Quote(s.cluster.subnet) + "\n";
+  // provider: docker
+  if (!s.cluster.containers.empty()) {
+    o += "  containers: " + Flow(s.cluster.containers, true) + "\n";
+  }
+  if (!s.cluster.docker_host.empty()) {
+    o += "  docker_host: " + Quote(s.cluster.docker_host) + "\n";
+  }
+  if (!s.cluster.network.empty()) {
+    o += "  network: " + Quote(s.cluster.network) + "\n";
+  }
+  // end provider: docker
   o += "target:\n";
   o += "  name: " + Quote(s.target.name) + "\n";
   if (s.target.name == "raftkv") {

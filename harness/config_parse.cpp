@@ -31,6 +31,11 @@ const std::vector<std::pair<std::string, std::string>>& AllKeys() {
       {"cluster", "provider"},
       {"cluster", "nodes"},
       {"cluster", "subnet"},
+      // provider: docker
+      {"cluster", "containers"},
+      {"cluster", "docker_host"},
+      {"cluster", "network"},
+      // end provider: docker
       {"target", "pre_vote"},
       {"target", "heartbeat_ms"},
       {"target", "election_timeout_ms"},
@@ -99,6 +104,10 @@ class Parser : public YamlReader {
 
  private:
   void Cluster(const Item& it);
+  // provider: docker
+  static bool IsDockerName(const std::string& s);
+  void DockerContainers(const Item& x);
+  void DockerHost(const Item& x);
   void Target(const Item& it);
   std::vector<FieldDef> EtcdFields();
   std::vector<FieldDef> RaftkvFields();
@@ -130,7 +139,8 @@ void Parser::Cluster(const Item& it) {
               {"provider",
                [&](const Item& x) {
                  static const std::vector<KnownName> kProviders = {
-                     {"netns", "network namespaces on this machine", 1}};
+                     {"netns", "network namespaces on this machine", 1},
+                     {"docker", "running containers (docs/docker.md)", 1}};
                  Enum(x, kProviders, "cluster provider", &c.provider);
                }},
               {"nodes",
@@ -183,8 +193,88 @@ void Parser::Cluster(const Item& it) {
                  }
                  c.subnet = text;
                }},
+              // provider: docker
+              {"containers", [&](const Item& x) { DockerContainers(x); }},
+              {"docker_host", [&](const Item& x) { DockerHost(x); }},
+              {"network",
+               [&](const Item& x) {
+                 std::string text;
+                 if (!Text(x, false, &text)) return;
+                 if (!IsDockerName(text)) {
+                   Error(x,
+                         "'" + Shorten(text) + "' is not a docker network name",
+                         "letters, digits and _ . - (not first), e.g. "
+                         "`network: faultline`");
+                   return;
+                 }
+                 c.network = text;
+               }},
+              // end provider: docker
           });
+  // provider: docker: without `nodes`, the container list sets the size.
+  if (!c.containers.empty() && prov_->at.count("cluster.nodes") == 0 &&
+      prov_->bad.count("cluster.containers") == 0) {
+    c.nodes = static_cast<int>(c.containers.size());
+    prov_->at["cluster.nodes"] = prov_->Of("cluster.containers");
+  }
 }
+
+// --- provider: docker ------------------------------------------------------
+
+// Docker's rule for container and network names.
+bool Parser::IsDockerName(const std::string& s) {
+  static const std::regex kName("[a-zA-Z0-9][a-zA-Z0-9_.-]*");
+  return s.size() <= 128 && std::regex_match(s, kName);
+}
+
+void Parser::DockerContainers(const Item& x) {
+  ClusterSpec& c = spec_->cluster;
+  std::vector<std::string> names;
+  if (!TextList(x, &names)) return;
+  const auto bad = [&](std::size_t i, std::string message, std::string hint) {
+    Item elem{x.key, x.value[i], x.path + "[" + std::to_string(i) + "]",
+              x.name};
+    Error(elem, std::move(message), std::move(hint));
+    prov_->bad.insert(x.path);
+  };
+  if (names.empty() || names.size() > 9) {
+    Error(x,
+          "expected a list of 1 to 9 container names, got " +
+              std::to_string(names.size()),
+          "one running container per node, e.g. `containers: [faultline-n1, "
+          "faultline-n2, faultline-n3]`");
+    return;
+  }
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (!IsDockerName(names[i])) {
+      bad(i, "'" + Shorten(names[i]) + "' is not a container name",
+          "a name or id: letters, digits and _ . - (not first)");
+      return;
+    }
+    if (!seen.insert(names[i]).second) {
+      bad(i, "container " + names[i] + " is listed twice",
+          "each node needs a container of its own");
+      return;
+    }
+  }
+  c.containers = std::move(names);
+}
+
+void Parser::DockerHost(const Item& x) {
+  std::string text;
+  if (!Text(x, false, &text)) return;
+  for (const char* scheme : {"unix://", "tcp://", "ssh://", "fd://"}) {
+    if (text.starts_with(scheme) && text.size() > std::string(scheme).size()) {
+      spec_->cluster.docker_host = text;
+      return;
+    }
+  }
+  Error(x, "expected a docker engine address, got " + Got(x.value),
+        "as `docker --host` takes it, e.g. `docker_host: "
+        "unix:///run/docker.sock` or `tcp://10.0.0.5:2375`");
+}
+// --- end provider: docker --------------------------------------------------
 
 void Parser::ReservedFlags(const Item& x, const std::vector<std::string>& args,
                            const std::set<std::string>& reserved,

@@ -272,6 +272,41 @@ void CheckCluster(const TestSpec& s, const Provenance& prov,
                 "`, or at most " + std::to_string(usable - 1) + " nodes");
 }
 
+// provider: docker: its keys need the provider, and a container list must
+// match `nodes` when both are given.
+void CheckDockerCluster(const TestSpec& s, const Provenance& prov,
+                        Diagnostics* diag) {
+  const ClusterSpec& c = s.cluster;
+  if (c.provider != "docker") {
+    if (prov.AnyBad({"cluster.provider"})) return;
+    for (const char* key : {"containers", "docker_host", "network"}) {
+      const std::string path = std::string("cluster.") + key;
+      if (prov.at.count(path) == 0) continue;
+      diag->Add(prov.Of(path),
+                path +
+                    " is a key of the docker provider, but "
+                    "cluster.provider is " +
+                    c.provider,
+                "set `provider: docker` (nodes are running containers), or "
+                "remove `" +
+                    key + "`");
+    }
+    return;
+  }
+  if (c.containers.empty() ||
+      prov.AnyBad({"cluster.nodes", "cluster.containers"})) {
+    return;
+  }
+  if (c.nodes != static_cast<int>(c.containers.size())) {
+    diag->Add(prov.Blame({"cluster.nodes", "cluster.containers"}),
+              "cluster.nodes is " + std::to_string(c.nodes) + " but " +
+                  std::to_string(c.containers.size()) +
+                  " containers are listed",
+              "list one container per node, or leave out `nodes` (the list "
+              "sets it)");
+  }
+}
+
 void CheckRaftkv(const TestSpec& s, const Provenance& prov, Diagnostics* diag) {
   const RaftkvSpec& r = s.target.raftkv;
   const bool timing_bad =
@@ -426,6 +461,7 @@ void CheckWorkload(const TestSpec& s, const Provenance& prov,
 void ValidateCrossField(const TestSpec& spec, const Provenance& prov,
                         Diagnostics* diag) {
   CheckCluster(spec, prov, diag);
+  CheckDockerCluster(spec, prov, diag);
   CheckTarget(spec, prov, diag);
   CheckWorkload(spec, prov, diag);
   CheckNemesis(spec, prov, diag);

@@ -22,6 +22,17 @@ struct ClusterSpec {
                                         // network address (host bits zero).
                                         // Node i (0-based) gets host i+1, the
                                         // controller the last usable host.
+  // --- provider: docker (docs/docker.md); every key below is docker-only ---
+  // [containers] the container of node i (named n<i+1>); empty = the
+  // compose file's names faultline-n1 .. faultline-n<nodes>. When given,
+  // `nodes` is its length.
+  std::vector<std::string> containers;
+  std::string docker_host;  // [docker_host] the engine, as `docker --host`
+                            // takes it ("" = $DOCKER_HOST or the local
+                            // socket)
+  std::string network;      // [network] the docker network whose addresses
+                            // the nodes use ("" = each container's only one)
+  // --- end provider: docker ------------------------------------------------
   bool operator==(const ClusterSpec&) const = default;
 };
 

@@ -14,6 +14,7 @@
 #include "harness/cli/cmd_report.h"
 #include "harness/cli/registry.h"
 #include "harness/config.h"
+#include "harness/docker_cluster.h"
 #include "harness/interpreter.h"
 #include "harness/journal.h"
 #include "harness/ledger.h"
@@ -120,6 +121,11 @@ std::string Preflight(const harness::TestSpec& spec) {
       }
     }
   }
+  if (spec.cluster.provider == "docker" &&
+      harness::FindSystemTool("docker").empty()) {
+    return "the docker CLI is missing; install docker.io (the cluster's "
+           "containers must already run, docs/docker.md)";
+  }
   if (FindTargetBinary(spec).empty()) {
     return "the " + spec.target.name + " binary is not installed; " +
            InstallHint(spec);
@@ -170,11 +176,18 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
   // to preallocate WALs. Killing a process loses nothing from tmpfs, so
   // process faults see the same durability. Recorded in the ledger first,
   // so `heal` removes it after a crash.
-  std::string work_dir = WorkDir(dir, run_dir->run_id);
-  harness::LedgerEntry work_entry;
-  work_entry.kind = "dir";
-  work_entry.name = work_dir;
-  long work_seq = (*ledger)->Record(work_entry);
+  // provider: docker: the directory is in the containers (their /dev/shm is
+  // 64 MB); the docker cluster creates and removes it.
+  const bool work_in_nodes = spec.cluster.provider == "docker";
+  std::string work_dir = work_in_nodes ? "/tmp/faultline-" + run_dir->run_id
+                                       : WorkDir(dir, run_dir->run_id);
+  long work_seq = 0;
+  if (!work_in_nodes) {
+    harness::LedgerEntry work_entry;
+    work_entry.kind = "dir";
+    work_entry.name = work_dir;
+    work_seq = (*ledger)->Record(work_entry);
+  }
 
   // --- setup ---------------------------------------------------------------
   auto t_setup = Clock::now();
@@ -183,8 +196,10 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
   std::unique_ptr<harness::Nemesis> nemesis;
   std::string setup_error;
   {
-    auto c =
-        harness::CreateNetnsCluster(spec.cluster, run_dir->run_id, **ledger);
+    auto c = spec.cluster.provider == "docker"
+                 ? harness::OpenDockerCluster(spec.cluster, work_dir)
+                 : harness::CreateNetnsCluster(spec.cluster, run_dir->run_id,
+                                               **ledger);
     if (!c.ok()) {
       setup_error = "cluster: " + c.error();
     } else {
@@ -274,7 +289,7 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
     note("teardown", target->Teardown(dir + "/" + harness::kNodesDir));
   if (cluster) note("cluster", cluster->Destroy());
   std::error_code ec;
-  std::filesystem::remove_all(work_dir, ec);
+  if (!work_in_nodes) std::filesystem::remove_all(work_dir, ec);
   if (ec) {
     note("scratch", harness::Fail(work_dir + ": " + ec.message()));
   } else if (work_seq > 0) {

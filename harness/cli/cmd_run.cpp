@@ -27,6 +27,8 @@ struct RunOptions {
   CLI::Option* concurrency_opt = nullptr;
   CLI::Option* nodes_opt = nullptr;
   CLI::Option* store_opt = nullptr;
+  std::string cluster;
+  CLI::Option* cluster_opt = nullptr;
 };
 
 // Severity of exit codes: valid < unknown < invalid < bad input < internal.
@@ -52,6 +54,7 @@ int DoRun(const RunOptions& o) {
   if (o.concurrency_opt->count()) ov.concurrency = o.concurrency;
   if (o.nodes_opt->count()) ov.nodes = o.nodes;
   if (o.store_opt->count()) ov.store_dir = o.store;
+  if (o.cluster_opt->count()) ov.cluster = o.cluster;
   // Load and check everything before starting anything.
   std::vector<harness::TestSpec> specs;
   bool bad = false;
@@ -117,6 +120,10 @@ void AddRunCommand(CLI::App& root, int& exit_code) {
                                  "Cluster size (overrides cluster.nodes)");
   o->store_opt =
       cmd->add_option("--store", o->store, "Store directory (overrides store)");
+  o->cluster_opt = cmd->add_option(
+      "--cluster", o->cluster,
+      "Cluster provider (overrides cluster.provider): netns, or docker for "
+      "running containers faultline-n1.. (docs/docker.md)");
   cmd->add_option("--test-count", o->test_count,
                   "Run each config this many times (seeds seed, seed+1, ...)")
       ->check(CLI::Range(1, 10000));

@@ -122,6 +122,14 @@ std::string Executable(const std::string& b) {
 }  // namespace
 
 std::string FindTargetBinary(const harness::TestSpec& spec) {
+  // provider: docker: the target runs in the containers, so its binary is
+  // the configured name or path as the container resolves it.
+  if (spec.cluster.provider == "docker") {
+    if (spec.target.name == "etcd") return spec.target.etcd.binary;
+    if (spec.target.name == "redis") return spec.target.redis.binary;
+    if (spec.target.name == "zookeeper") return spec.target.zookeeper.java;
+    if (spec.target.name == "raftkv") return spec.target.raftkv.binary;
+  }
   if (spec.target.name == "etcd") return Executable(spec.target.etcd.binary);
   if (spec.target.name == "redis") return Executable(spec.target.redis.binary);
   if (spec.target.name == "zookeeper") {
