@@ -287,8 +287,8 @@ void CheckDockerCluster(const TestSpec& s, const Provenance& prov,
                     " is a key of the docker provider, but "
                     "cluster.provider is " +
                     c.provider,
-                "set `provider: docker` (nodes are running containers), or "
-                "remove `" +
+                std::string("set `provider: docker` (nodes are running "
+                            "containers), or remove `") +
                     key + "`");
     }
     return;

@@ -141,8 +141,8 @@ TEST_CASE("docker: Start, Signal, Upload, Download build their commands",
   CHECK(started.error().find("no pid in the output '<exec><c1><sh><-c>") !=
         std::string::npos);
   CHECK(started.error().find("<timeout>") == std::string::npos);
-  CHECK(started.error().find("<sh><1></tmp/x/r.log><><1><A=1><raftkv><--id>"
-                             "<1>") != std::string::npos);
+  CHECK(started.error().find("<sh></tmp/x/r.log><><1><A=1><raftkv><--id><1>") !=
+        std::string::npos);
   CHECK_FALSE(Make("pid").Start({}, "/tmp/l", {}).ok());
   CHECK_FALSE(Make("pid").Start({"x"}, "/tmp/l", {"1BAD=2"}).ok());
 
@@ -245,13 +245,15 @@ TEST_CASE("docker cluster: config keys, errors and --cluster", "[docker]") {
       load("name: x\ncluster:\n  provider: docker\n  containers: [a, b, a]\n");
   REQUIRE(twice.errors.size() == 1);
   CHECK(twice.errors[0].line == 4);
-  CHECK(twice.errors[0].column == 23);
-  CHECK(twice.errors[0].message == "container a is listed twice");
+  CHECK(twice.errors[0].column == 22);
+  CHECK(twice.errors[0].message ==
+        "cluster.containers[2]: container a is listed twice");
 
   LoadResult badname = load(
       "name: x\ncluster:\n  provider: docker\n  containers: [a, 'b;rm']\n");
   REQUIRE(badname.errors.size() == 1);
-  CHECK(badname.errors[0].message == "'b;rm' is not a container name");
+  CHECK(badname.errors[0].message ==
+        "cluster.containers[1]: 'b;rm' is not a container name");
 
   Overrides o;
   o.cluster = "docker";

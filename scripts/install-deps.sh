@@ -23,6 +23,9 @@ packages=(
   libfaketime
   # SSH nodes: SshRemote links libssh; its e2e test runs sshd per namespace
   libssh-dev openssh-server
+  # Docker nodes: the engine and its CLI (tests/e2e_docker.sh starts its own
+  # dockerd; docs/docker.md)
+  docker.io
 )
 
 missing=()
@@ -48,6 +51,13 @@ apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet etcd 2>/dev/null; then
   systemctl stop etcd || true
 fi
+# ... and the docker engine's service (it would manage the host firewall);
+# tests/e2e_docker.sh starts a private engine of its own.
+for unit in docker.service docker.socket; do
+  if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet "$unit" 2>/dev/null; then
+    systemctl stop "$unit" || true
+  fi
+done
 # ... and Redis services; faultline runs its own redis-server and sentinels.
 for svc in redis-server redis-sentinel; do
   if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet "$svc" 2>/dev/null; then
