@@ -11,47 +11,12 @@
 #include <utility>
 
 #include "checkers/history_io.h"
+#include "checkers/op_pairs.h"
 
 namespace faultline::checkers {
 namespace {
 
-struct Op {
-  std::size_t inv = 0;
-  std::ptrdiff_t done = -1;
-  EventType outcome = EventType::kInfo;  // never completed counts as info
-  std::int64_t t_inv = 0;
-  std::int64_t t_done = 0;
-};
-
-std::int64_t TimeOf(const Event& e, bool timed) {
-  return timed ? *e.time : e.index;
-}
-
-// Client operations in invoke order. Precondition: well-formed history.
-std::vector<Op> PairOps(const History& h, bool timed) {
-  std::vector<Op> ops;
-  std::unordered_map<std::int64_t, std::size_t> open;
-  for (std::size_t i = 0; i < h.size(); ++i) {
-    const Event& e = h[i];
-    if (e.is_nemesis()) continue;
-    if (e.is_invoke()) {
-      Op op;
-      op.inv = i;
-      op.t_inv = op.t_done = TimeOf(e, timed);
-      open[e.process] = ops.size();
-      ops.push_back(op);
-      continue;
-    }
-    auto it = open.find(e.process);
-    if (it == open.end()) continue;
-    Op& op = ops[it->second];
-    op.done = static_cast<std::ptrdiff_t>(i);
-    op.outcome = e.type;
-    op.t_done = TimeOf(e, timed);
-    open.erase(it);
-  }
-  return ops;
-}
+using Op = PairedOp;
 
 std::string Domain(const char* kind, const Value& key) {
   std::string d = kind;
@@ -84,10 +49,7 @@ class Analyzer {
       r_.malformed = ToString(*bad);
       return std::move(r_);
     }
-    r_.timed = true;
-    for (const Event& e : h_) {
-      if (!e.is_nemesis() && !e.time) r_.timed = false;
-    }
+    r_.timed = AllTimed(h_);
     for (const Event& e : h_) {
       if (!e.is_nemesis()) end_ = std::max(end_, TimeOf(e, r_.timed));
     }

@@ -9,55 +9,13 @@
 #include <utility>
 
 #include "checkers/history_io.h"
+#include "checkers/op_pairs.h"
 
 namespace faultline::checkers {
 namespace {
 
 // One client operation: its invoke and its completion (if any).
-struct Op {
-  std::size_t inv = 0;       // position of the invoke
-  std::ptrdiff_t done = -1;  // position of the completion, -1 when none
-  EventType outcome = EventType::kInfo;  // never completed counts as info
-  std::int64_t t_inv = 0;
-  std::int64_t t_done = 0;
-};
-
-bool AllTimed(const History& h) {
-  for (const Event& e : h) {
-    if (!e.is_nemesis() && !e.time) return false;
-  }
-  return true;
-}
-
-std::int64_t TimeOf(const Event& e, bool timed) {
-  return timed ? *e.time : e.index;
-}
-
-// Client operations in invoke order. Precondition: well-formed history.
-std::vector<Op> PairOps(const History& h, bool timed) {
-  std::vector<Op> ops;
-  std::unordered_map<std::int64_t, std::size_t> open;  // process -> op
-  for (std::size_t i = 0; i < h.size(); ++i) {
-    const Event& e = h[i];
-    if (e.is_nemesis()) continue;
-    if (e.is_invoke()) {
-      Op op;
-      op.inv = i;
-      op.t_inv = op.t_done = TimeOf(e, timed);
-      open[e.process] = ops.size();
-      ops.push_back(op);
-      continue;
-    }
-    auto it = open.find(e.process);
-    if (it == open.end()) continue;  // excluded by well-formedness
-    Op& op = ops[it->second];
-    op.done = static_cast<std::ptrdiff_t>(i);
-    op.outcome = e.type;
-    op.t_done = TimeOf(e, timed);
-    open.erase(it);
-  }
-  return ops;
-}
+using Op = PairedOp;
 
 std::optional<std::int64_t> IntOf(const Value& v) {
   if (v.is_int()) return v.as_int();
