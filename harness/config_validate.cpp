@@ -293,6 +293,18 @@ void CheckDockerCluster(const TestSpec& s, const Provenance& prov,
     }
     return;
   }
+  for (const char* fault : {"delay", "kill-voter"}) {
+    if (!Has(s.nemesis.faults, fault) || prov.AnyBad({"nemesis.faults"})) {
+      continue;
+    }
+    diag->Add(prov.Blame({"nemesis.faults", "cluster.provider"}),
+              std::string("the ") + fault +
+                  " fault is not available on docker nodes: it needs the "
+                  "faultline-netdelay daemon, which runs on the controller "
+                  "inside the nodes' namespaces (docs/faults.md)",
+              std::string("remove `") + fault +
+                  "` from nemesis.faults, or use provider netns");
+  }
   if (c.containers.empty() ||
       prov.AnyBad({"cluster.nodes", "cluster.containers"})) {
     return;

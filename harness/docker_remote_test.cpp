@@ -255,6 +255,14 @@ TEST_CASE("docker cluster: config keys, errors and --cluster", "[docker]") {
   CHECK(badname.errors[0].message ==
         "cluster.containers[1]: 'b;rm' is not a container name");
 
+  LoadResult delay = load(
+      "name: x\ncluster: {provider: docker, nodes: 3}\n"
+      "nemesis: {faults: [pause, delay]}\n");
+  REQUIRE(delay.errors.size() == 1);
+  CHECK(delay.errors[0].line == 3);
+  CHECK(delay.errors[0].message.find(
+            "delay fault is not available on docker") != std::string::npos);
+
   Overrides o;
   o.cluster = "docker";
   o.nodes = 3;
