@@ -89,7 +89,21 @@ const KnownNames& Known() {
             3},
            {"bridge",
             "two halves that cannot talk, joined by one node that sees both",
-            3}},
+            3},
+           // One-way shapes (nemesis/partition.h): the first group stops
+           // receiving from the rest, which still receives from it.
+           {"one-way-one",
+            "one random node stops receiving from the others; they still "
+            "receive from it",
+            2},
+           {"one-way-leader",
+            "the current leader stops receiving from the others; they still "
+            "receive from it",
+            2},
+           {"one-way-halves",
+            "the smaller random half stops receiving from the larger one, "
+            "which still receives from it",
+            2}},
       .node_selectors =
           {{"one", "one random node", 1},
            {"leader", "the current leader", 1},
@@ -179,6 +193,50 @@ std::string Flow(const std::vector<std::string>& names, bool quote) {
   }
   return out + "]";
 }
+
+// --- nemesis.faults entries (per-fault settings) as YAML ---
+
+std::string FlowSettings(const FaultSettings& f) {
+  using config_internal::FormatNumber;
+  std::string o = "{fault: " + f.fault;
+  if (f.targets) o += ", targets: " + Flow(*f.targets, false);
+  if (f.partitions) o += ", partitions: " + Flow(*f.partitions, false);
+  if (f.partition_mode) o += ", partition_mode: " + *f.partition_mode;
+  if (f.delay_ms) o += ", delay_ms: " + std::to_string(*f.delay_ms);
+  if (f.loss_probability)
+    o += ", loss_probability: " + FormatNumber(*f.loss_probability);
+  if (f.clock_offset_ms)
+    o += ", clock_offset_ms: " + std::to_string(*f.clock_offset_ms);
+  if (f.clock_rate) o += ", clock_rate: " + FormatNumber(*f.clock_rate);
+  return o + "}";
+}
+
+// One `- ...` line per entry, indented under `  faults:`.
+std::string BlockEntries(const std::vector<FaultEntry>& entries) {
+  using config_internal::FormatNumber;
+  std::string o;
+  for (const FaultEntry& e : entries) {
+    if (e.plain) {
+      o += "    - " + e.faults[0].fault + "\n";
+      continue;
+    }
+    std::string duration =
+        e.duration_s ? ", duration: " + FormatNumber(*e.duration_s) : "";
+    if (!e.together) {
+      std::string one = FlowSettings(e.faults[0]);
+      one.pop_back();  // the closing brace
+      o += "    - " + one + duration + "}\n";
+      continue;
+    }
+    o += "    - {together: [";
+    for (std::size_t i = 0; i < e.faults.size(); ++i)
+      o += (i > 0 ? ", " : "") + FlowSettings(e.faults[i]);
+    o += "]" + duration + "}\n";
+  }
+  return o;
+}
+
+// --- end nemesis.faults entries ---
 
 std::string OneLine(std::string s) {
   for (char& ch : s) {
@@ -341,7 +399,12 @@ std::string DescribeSpec(const TestSpec& s) {
   o += std::string("  fenced: ") + (w.fenced ? "true" : "false") + "\n";
   o += "  observe_ms: " + std::to_string(w.observe_ms) + "\n";
   o += "nemesis:\n";
-  o += "  faults: " + Flow(n.faults, false) + "\n";
+  if (n.entries.empty()) {
+    o += "  faults: " + Flow(n.faults, false) + "\n";
+  } else {
+    o += "  faults:\n" + BlockEntries(n.entries);
+  }
+  o += "  partition_mode: " + n.partition_mode + "\n";
   o += "  interval: " + FormatNumber(n.interval_s) + "\n";
   o += "  duration: " + FormatNumber(n.duration_s) + "\n";
   o += "  partitions: " + Flow(n.partitions, false) + "\n";

@@ -43,6 +43,7 @@ class Diagnostics {
   // An error at `origin`; a flag origin prefixes the message with the flag.
   void Add(const Origin& origin, std::string message, std::string hint = "");
   bool empty() const { return errors_.empty(); }
+  std::size_t size() const { return errors_.size(); }
   std::vector<ConfigError> Take() { return std::move(errors_); }
 
  private:

@@ -3,6 +3,7 @@
 // cross-field rules in config_validate.cpp.
 #include <yaml-cpp/eventhandler.h>
 
+#include <algorithm>
 #include <optional>
 #include <regex>
 #include <set>
@@ -86,6 +87,7 @@ const std::vector<std::pair<std::string, std::string>>& AllKeys() {
       {"nemesis", "clock_offset_ms"},
       {"nemesis", "clock_rate"},
       {"nemesis", "clock_monotonic"},
+      {"nemesis", "partition_mode"},
       {"checker", "timeout"},
       {"checker", "memory_limit_mb"},
       {"checker", "threads"},
@@ -94,6 +96,9 @@ const std::vector<std::pair<std::string, std::string>>& AllKeys() {
 }
 
 namespace {
+
+// nemesis.partition_mode values (defined with the nemesis.faults entries).
+const std::vector<KnownName>& PartitionModes();
 
 class Parser : public YamlReader {
  public:
@@ -126,6 +131,12 @@ class Parser : public YamlReader {
   void Workload(const Item& it);
   void Mix(const Item& it);
   void Nemesis(const Item& it);
+  // nemesis.faults with mappings (per-fault settings, together groups).
+  void ParseFaultEntries(const Item& it, NemesisSpec* n);
+  bool ParseFaultEntry(const Item& it, harness::FaultEntry* out);
+  void ParseTogether(const Item& x, harness::FaultEntry* out, bool* have_list);
+  bool ParseFaultMember(const Item& it, bool in_group, FaultSettings* out,
+                        std::optional<double>* duration);
   void Checker(const Item& it);
 
   TestSpec* spec_;
@@ -574,7 +585,18 @@ void Parser::Nemesis(const Item& it) {
           {
               {"faults",
                [&](const Item& x) {
-                 EnumList(x, Known().faults, "fault", &n.faults);
+                 bool plain = x.value.IsSequence();
+                 for (std::size_t i = 0; plain && i < x.value.size(); ++i)
+                   plain = !x.value[i].IsMap();
+                 if (plain) {
+                   EnumList(x, Known().faults, "fault", &n.faults);
+                 } else {
+                   ParseFaultEntries(x, &n);
+                 }
+               }},
+              {"partition_mode",
+               [&](const Item& x) {
+                 Enum(x, PartitionModes(), "partition mode", &n.partition_mode);
                }},
               {"interval",
                [&](const Item& x) {
@@ -617,6 +639,258 @@ void Parser::Nemesis(const Item& it) {
                [&](const Item& x) { Bool(x, &n.clock_monotonic); }},
           });
 }
+
+// --- nemesis.faults entries as mappings (per-fault settings) -------------
+
+const std::vector<KnownName>& PartitionModes() {
+  static const std::vector<KnownName> kModes = {
+      {"drop", "packets are dropped silently", 1},
+      {"reset", "TCP segments are answered with a TCP reset", 1}};
+  return kModes;
+}
+
+void Parser::ParseFaultEntries(const Item& it, NemesisSpec* n) {
+  Record(it);
+  std::vector<harness::FaultEntry> entries;
+  std::vector<std::string> kinds;
+  bool ok = true;
+  for (std::size_t i = 0; i < it.value.size(); ++i) {
+    Item elem{it.key, it.value[i], it.path + "[" + std::to_string(i) + "]",
+              it.name};
+    harness::FaultEntry entry;
+    if (!ParseFaultEntry(elem, &entry)) {
+      ok = false;
+      continue;
+    }
+    if (entry.plain) {
+      for (const auto& e : entries) {
+        if (e.plain && e.faults[0].fault == entry.faults[0].fault) {
+          Error(elem, "fault \"" + entry.faults[0].fault + "\" is listed twice",
+                "list each plain fault once; to run it with other settings "
+                "too, write a mapping such as `{fault: " +
+                    entry.faults[0].fault + ", targets: [leader]}`");
+          ok = false;
+        }
+      }
+    }
+    for (const auto& f : entry.faults)
+      if (std::find(kinds.begin(), kinds.end(), f.fault) == kinds.end())
+        kinds.push_back(f.fault);
+    entries.push_back(std::move(entry));
+  }
+  if (!ok) {
+    prov_->bad.insert(it.path);
+    return;
+  }
+  n->faults = std::move(kinds);
+  n->entries = std::move(entries);
+}
+
+bool Parser::ParseFaultEntry(const Item& it, harness::FaultEntry* out) {
+  if (it.value.IsScalar()) {
+    FaultSettings f;
+    if (!Enum(it, Known().faults, "fault", &f.fault)) return false;
+    out->plain = true;
+    out->faults.push_back(std::move(f));
+    return true;
+  }
+  if (!it.value.IsMap()) {
+    Error(it, "expected a fault name or a mapping, got " + Got(it.value),
+          "e.g. `- pause`, `- {fault: pause, targets: [leader]}` or "
+          "`- together: [{fault: clock}, {fault: partition}]`");
+    return false;
+  }
+  Record(it);
+  if (!it.value["together"]) {
+    const std::size_t before = diag_->size();
+    FaultSettings f;
+    if (!ParseFaultMember(it, false, &f, &out->duration_s)) return false;
+    out->faults.push_back(std::move(f));
+    return diag_->size() == before;
+  }
+  // {together: [...], duration: ...}
+  const std::size_t before = diag_->size();
+  bool have_list = false;
+  WalkMap(
+      it.value, it.path, ValueOrigin(it),
+      {{"together", [&](const Item& x) { ParseTogether(x, out, &have_list); }},
+       {"duration", [&](const Item& x) {
+          double d = 0;
+          if (Seconds(x, Range{0, 86400, true, " s"}, &d)) out->duration_s = d;
+        }}});
+  if (!have_list && diag_->size() == before)
+    Error(it, "`together` needs a list of faults",
+          "e.g. `together: [{fault: clock}, {fault: partition}]`");
+  out->together = true;
+  return diag_->size() == before;
+}
+
+// The list of a `together` entry (at least two faults, each kind once).
+void Parser::ParseTogether(const Item& x, harness::FaultEntry* out,
+                           bool* have_list) {
+  Record(x);
+  if (!x.value.IsSequence() || x.value.size() < 2) {
+    Error(x,
+          "expected a list of at least two faults to apply at "
+          "once, got " +
+              Got(x.value),
+          "e.g. `together: [{fault: clock, targets: [minority]}, "
+          "{fault: partition, partitions: [halves]}]`");
+    return;
+  }
+  *have_list = true;
+  for (std::size_t i = 0; i < x.value.size(); ++i) {
+    Item m{x.key, x.value[i], x.path + "[" + std::to_string(i) + "]", x.name};
+    FaultSettings f;
+    if (m.value.IsScalar()) {
+      if (Enum(m, Known().faults, "fault", &f.fault))
+        out->faults.push_back(std::move(f));
+      continue;
+    }
+    if (!m.value.IsMap()) {
+      Error(m, "expected a fault name or a mapping, got " + Got(m.value),
+            "e.g. `{fault: partition, partitions: [halves]}`");
+      continue;
+    }
+    Record(m);
+    std::optional<double> unused;
+    if (ParseFaultMember(m, true, &f, &unused))
+      out->faults.push_back(std::move(f));
+  }
+  // Two faults of one kind, or two that stop/start the same
+  // processes, would undo each other.
+  for (std::size_t i = 0; i < out->faults.size(); ++i) {
+    const std::string& a = out->faults[i].fault;
+    for (std::size_t j = 0; j < i; ++j) {
+      const std::string& b = out->faults[j].fault;
+      const bool process =
+          (a == "pause" || a == "kill") && (b == "pause" || b == "kill");
+      if (a == b || process) {
+        Error(Item{x.key, x.value[i], x.path + "[" + std::to_string(i) + "]",
+                   x.name},
+              "`together` has " + b + " and " + a +
+                  (a == b ? "; a group applies each kind once"
+                          : ", which act on the same processes"),
+              "keep one of them in this group, or put the other in "
+              "its own entry");
+      }
+    }
+    if (a == "kill-voter")
+      Error(Item{x.key, x.value[i], x.path + "[" + std::to_string(i) + "]",
+                 x.name},
+            "kill-voter cannot be combined with other faults (it "
+            "delays, kills and restarts nodes of its own)",
+            "put kill-voter in its own entry of nemesis.faults");
+  }
+}
+
+bool Parser::ParseFaultMember(const Item& it, bool in_group, FaultSettings* out,
+                              std::optional<double>* duration) {
+  const std::size_t before = diag_->size();
+  bool have_fault = false;
+  std::vector<FieldDef> fields = {
+      {"fault",
+       [&](const Item& x) {
+         have_fault = Enum(x, Known().faults, "fault", &out->fault);
+       }},
+      {"targets",
+       [&](const Item& x) {
+         std::vector<std::string> v;
+         if (!EnumList(x, Known().node_selectors, "node selector", &v)) return;
+         if (v.empty()) {
+           Error(x, "targets is empty",
+                 "list at least one node selector, or leave `targets` out "
+                 "to use nemesis.targets");
+           return;
+         }
+         out->targets = std::move(v);
+       }},
+      {"partitions",
+       [&](const Item& x) {
+         std::vector<std::string> v;
+         if (!EnumList(x, Known().partition_shapes, "partition shape", &v))
+           return;
+         if (v.empty()) {
+           Error(x, "partitions is empty",
+                 "list at least one shape, or leave `partitions` out to use "
+                 "nemesis.partitions");
+           return;
+         }
+         out->partitions = std::move(v);
+       }},
+      {"partition_mode",
+       [&](const Item& x) {
+         std::string m;
+         if (Enum(x, PartitionModes(), "partition mode", &m))
+           out->partition_mode = m;
+       }},
+      {"delay_ms",
+       [&](const Item& x) {
+         int ms = 0;
+         if (Millis(x, 1, 10000, &ms)) out->delay_ms = ms;
+       }},
+      {"loss_probability",
+       [&](const Item& x) {
+         double p = 0.3;
+         if (Number(x, Range{0, 1, true, ""}, &p,
+                    "a share of packets: 0.3 drops about 3 in 10"))
+           out->loss_probability = p;
+       }},
+      {"clock_offset_ms",
+       [&](const Item& x) {
+         int ms = 0;
+         if (Millis(x, -86400000, 86400000, &ms, "at most one day either way"))
+           out->clock_offset_ms = ms;
+       }},
+      {"clock_rate",
+       [&](const Item& x) {
+         double r = 1;
+         if (Number(x, Range{0.01, 100, false, ""}, &r,
+                    "1 is real speed, 2 twice as fast, 0.5 half"))
+           out->clock_rate = r;
+       }},
+      {"duration",
+       [&](const Item& x) {
+         if (in_group) {
+           Error(x, "a fault inside `together` has no duration of its own",
+                 "set `duration:` on the together entry, beside `together:`");
+           return;
+         }
+         double d = 0;
+         if (Seconds(x, Range{0, 86400, true, " s"}, &d)) *duration = d;
+       }},
+  };
+  WalkMap(it.value, it.path, ValueOrigin(it), fields);
+  if (!have_fault && diag_->size() == before) {
+    Error(it, "this fault has no `fault:` key",
+          "name the fault kind, e.g. `{fault: pause, targets: [leader]}`; "
+          "one of: " +
+              JoinNames(Names(Known().faults)));
+  }
+  if (diag_->size() != before) return false;
+  // Settings that the fault would ignore are mistakes.
+  auto unused = [&](const char* key, bool applies) {
+    if (applies || !it.value[key]) return;
+    Error(Item{it.value[key], it.value[key], it.path + "." + key, key},
+          std::string("`") + key + "` does not apply to the " + out->fault +
+              " fault",
+          out->fault == "partition" && std::string(key) == "targets"
+              ? "a partition picks nodes by shape: use `partitions: "
+                "[one]` or `partitions: [leader]`"
+              : std::string("remove `") + key + "`");
+  };
+  const std::string& k = out->fault;
+  unused("targets", k != "partition");
+  unused("partitions", k == "partition");
+  unused("partition_mode", k == "partition");
+  unused("delay_ms", k == "delay" || k == "kill-voter");
+  unused("loss_probability", k == "loss");
+  unused("clock_offset_ms", k == "clock");
+  unused("clock_rate", k == "clock");
+  return diag_->size() == before;
+}
+
+// --- end nemesis.faults entries ---
 
 void Parser::Checker(const Item& it) {
   Record(it);

@@ -130,13 +130,87 @@ void CheckFit(const std::vector<std::string>& names,
                 MoreNodes(prov, need));
 }
 
+// --- per-fault settings (NemesisSpec::entries) ---------------------------
+
+// The kinds of the faults that take a setting from the nemesis level: every
+// plain entry, and mapping entries for which `sets` is false.
+std::vector<std::string> GlobalKinds(const NemesisSpec& n,
+                                     bool (*sets)(const FaultSettings&)) {
+  if (n.entries.empty()) return n.faults;
+  std::vector<std::string> out;
+  for (const FaultEntry& e : n.entries)
+    for (const FaultSettings& f : e.faults)
+      if (e.plain || !sets(f)) out.push_back(f.fault);
+  return out;
+}
+
+bool SetsTargets(const FaultSettings& f) { return f.targets.has_value(); }
+bool SetsPartitions(const FaultSettings& f) { return f.partitions.has_value(); }
+bool SetsClock(const FaultSettings& f) {
+  return f.clock_offset_ms.has_value() || f.clock_rate.has_value();
+}
+
+// The settings a mapping entry gives its faults itself.
+void CheckFaultEntries(const TestSpec& s, const Provenance& prov,
+                       Diagnostics* diag) {
+  const NemesisSpec& n = s.nemesis;
+  const int nodes = s.cluster.nodes;
+  if (prov.AnyBad({"nemesis.faults", "cluster.nodes"})) return;
+  for (std::size_t i = 0; i < n.entries.size(); ++i) {
+    const FaultEntry& e = n.entries[i];
+    if (e.plain) continue;
+    for (std::size_t j = 0; j < e.faults.size(); ++j) {
+      const FaultSettings& f = e.faults[j];
+      const std::string at =
+          "nemesis.faults[" + std::to_string(i) + "]" +
+          (e.together ? ".together[" + std::to_string(j) + "]" : "");
+      if (f.partitions) {
+        if (nodes < 2) {
+          diag->Add(prov.Blame({"cluster.nodes", at}),
+                    "a partition needs at least 2 nodes, but cluster.nodes "
+                    "is " +
+                        std::to_string(nodes),
+                    "remove this partition, or " + MoreNodes(prov, 2));
+        } else {
+          CheckFit(*f.partitions, Known().partition_shapes, "partition shape",
+                   at + ".partitions", nodes, &MinNodesForShape, prov, diag);
+        }
+      }
+      if (f.targets)
+        CheckFit(*f.targets, Known().node_selectors, "node selector",
+                 at + ".targets", nodes, &MinNodesForSelector, prov, diag);
+      if (f.fault == "clock" && SetsClock(f) &&
+          !prov.AnyBad({"nemesis.clock_offset_ms", "nemesis.clock_rate"})) {
+        const long long offset = f.clock_offset_ms.value_or(n.clock_offset_ms);
+        const double rate = f.clock_rate.value_or(n.clock_rate);
+        if (offset == 0 && rate == 1.0)
+          diag->Add(prov.Blame({at}),
+                    "this clock fault has clock_offset_ms 0 and clock_rate "
+                    "1, so it would not change any clock",
+                    "set `clock_offset_ms: 5000` (a step) and/or "
+                    "`clock_rate: 2` (a drift)");
+        if (n.clock_monotonic && offset < 0)
+          diag->Add(prov.Blame({at, "nemesis.clock_monotonic"}),
+                    "clock_offset_ms is negative while clock_monotonic is "
+                    "true: that steps CLOCK_MONOTONIC back",
+                    "use a positive clock_offset_ms, a clock_rate below 1, "
+                    "or `clock_monotonic: false`");
+      }
+    }
+  }
+}
+
+// --- end per-fault settings ---
+
 void CheckNemesis(const TestSpec& s, const Provenance& prov,
                   Diagnostics* diag) {
   const NemesisSpec& n = s.nemesis;
   const int nodes = s.cluster.nodes;
   if (prov.AnyBad({"nemesis.faults", "cluster.nodes"})) return;
+  const std::vector<std::string> shape_kinds = GlobalKinds(n, &SetsPartitions);
+  const std::vector<std::string> target_kinds = GlobalKinds(n, &SetsTargets);
 
-  if (Has(n.faults, "partition") && !prov.AnyBad({"nemesis.partitions"})) {
+  if (Has(shape_kinds, "partition") && !prov.AnyBad({"nemesis.partitions"})) {
     if (n.partitions.empty()) {
       diag->Add(prov.Blame({"nemesis.partitions", "nemesis.faults"}),
                 "nemesis.partitions is empty, but nemesis.faults has "
@@ -164,8 +238,9 @@ void CheckNemesis(const TestSpec& s, const Provenance& prov,
         "remove kill-voter from nemesis.faults, or " + MoreNodes(prov, 3));
   }
 
-  const bool hits_nodes = Has(n.faults, "pause") || Has(n.faults, "kill") ||
-                          Has(n.faults, "delay") || Has(n.faults, "kill-voter");
+  const bool hits_nodes =
+      Has(target_kinds, "pause") || Has(target_kinds, "kill") ||
+      Has(target_kinds, "delay") || Has(target_kinds, "kill-voter");
   if (hits_nodes && !prov.AnyBad({"nemesis.targets"})) {
     if (n.targets.empty()) {
       diag->Add(prov.Blame({"nemesis.targets", "nemesis.faults"}),
@@ -202,8 +277,9 @@ void CheckLossAndClock(const TestSpec& s, const Provenance& prov,
   const NemesisSpec& n = s.nemesis;
   if (prov.AnyBad({"nemesis.faults"})) return;
   const bool loss = Has(n.faults, "loss"), clock = Has(n.faults, "clock");
-  if ((loss || clock) && n.targets.empty() &&
-      !prov.AnyBad({"nemesis.targets"})) {
+  const std::vector<std::string> target_kinds = GlobalKinds(n, &SetsTargets);
+  if ((Has(target_kinds, "loss") || Has(target_kinds, "clock")) &&
+      n.targets.empty() && !prov.AnyBad({"nemesis.targets"})) {
     diag->Add(prov.Blame({"nemesis.targets", "nemesis.faults"}),
               std::string("nemesis.targets is empty, but nemesis.faults has ") +
                   (loss ? "loss" : "clock"),
@@ -229,7 +305,8 @@ void CheckLossAndClock(const TestSpec& s, const Provenance& prov,
   if (prov.AnyBad({"nemesis.clock_offset_ms", "nemesis.clock_rate",
                    "nemesis.clock_monotonic"}))
     return;
-  if (n.clock_offset_ms == 0 && n.clock_rate == 1.0) {
+  if (Has(GlobalKinds(n, &SetsClock), "clock") && n.clock_offset_ms == 0 &&
+      n.clock_rate == 1.0) {
     diag->Add(prov.Blame({"nemesis.faults", "nemesis.clock_offset_ms",
                           "nemesis.clock_rate"}),
               "nemesis.faults has clock, but clock_offset_ms is 0 and "
@@ -237,7 +314,8 @@ void CheckLossAndClock(const TestSpec& s, const Provenance& prov,
               "set `clock_offset_ms: 5000` (a step) and/or `clock_rate: 2` "
               "(a drift)");
   }
-  if (n.clock_monotonic && n.clock_offset_ms < 0) {
+  if (Has(GlobalKinds(n, &SetsClock), "clock") && n.clock_monotonic &&
+      n.clock_offset_ms < 0) {
     diag->Add(
         prov.Blame({"nemesis.clock_offset_ms", "nemesis.clock_monotonic"}),
         "clock_offset_ms is negative while clock_monotonic is true: "
@@ -478,6 +556,7 @@ void ValidateCrossField(const TestSpec& spec, const Provenance& prov,
   CheckWorkload(spec, prov, diag);
   CheckNemesis(spec, prov, diag);
   CheckLossAndClock(spec, prov, diag);
+  CheckFaultEntries(spec, prov, diag);
 }
 
 }  // namespace faultline::harness::config_internal

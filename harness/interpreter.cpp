@@ -294,38 +294,51 @@ class Run {
           std::chrono::duration<double>(s));
     };
     while (latch_.WaitUntil(Clock::now() + secs(n.interval_s))) {
-      FaultStep step = c_.next_fault();
-      Value arg =
-          Value::MakeObject({{"selector", Value::String(step.selector)}});
-      std::string start_f = "start-" + step.kind;
-      RecordNemesis(start_f, EventType::kInvoke, arg, "");
-      auto started = c_.nemesis->Start(step);
-      if (!started.ok()) {
-        spdlog::warn("nemesis {} {} failed: {}", start_f, step.selector,
-                     started.error());
-        report.problems.push_back(start_f + ": " + started.error());
-        RecordNemesis(start_f, EventType::kInfo, arg, started.error());
-        continue;
+      FaultPlan plan = c_.next_fault();
+      // Start the plan's faults in order; the nemesis stacks them, so one
+      // Stop per started fault heals them newest first.
+      std::vector<std::string> started_kinds;
+      std::string current;
+      for (const FaultStep& step : plan.faults) {
+        Value arg =
+            Value::MakeObject({{"selector", Value::String(step.selector)}});
+        std::string start_f = "start-" + step.kind;
+        RecordNemesis(start_f, EventType::kInvoke, arg, "");
+        auto started = c_.nemesis->Start(step);
+        if (!started.ok()) {
+          spdlog::warn("nemesis {} {} failed: {}", start_f, step.selector,
+                       started.error());
+          report.problems.push_back(start_f + ": " + started.error());
+          RecordNemesis(start_f, EventType::kInfo, arg, started.error());
+          continue;
+        }
+        ++report.faults_started;
+        spdlog::info("fault: {} {}", start_f, started.value().ToJson());
+        RecordNemesis(start_f, EventType::kInfo, started.value(), "");
+        started_kinds.push_back(step.kind);
+        current +=
+            (current.empty() ? "" : " + ") + step.kind + " " + step.selector;
       }
-      ++report.faults_started;
-      spdlog::info("fault: {} {}", start_f, started.value().ToJson());
-      RecordNemesis(start_f, EventType::kInfo, started.value(), "");
+      if (started_kinds.empty()) continue;
       {
         std::lock_guard<std::mutex> lock(counters_.fault_mu);
-        counters_.current_fault = step.kind + " " + step.selector;
+        counters_.current_fault = current;
       }
-      latch_.WaitUntil(Clock::now() + secs(n.duration_s));
-      std::string stop_f = "stop-" + step.kind;
-      RecordNemesis(stop_f, EventType::kInvoke, Value(), "");
-      auto stopped = c_.nemesis->Stop();
-      if (stopped.ok()) {
-        ++report.faults_healed;
-        spdlog::info("healed: {} {}", stop_f, stopped.value().ToJson());
-        RecordNemesis(stop_f, EventType::kInfo, stopped.value(), "");
-      } else {
-        spdlog::warn("nemesis {} failed: {}", stop_f, stopped.error());
-        report.problems.push_back(stop_f + ": " + stopped.error());
-        RecordNemesis(stop_f, EventType::kInfo, Value(), stopped.error());
+      latch_.WaitUntil(Clock::now() + secs(plan.duration_s));
+      for (auto kind = started_kinds.rbegin(); kind != started_kinds.rend();
+           ++kind) {
+        std::string stop_f = "stop-" + *kind;
+        RecordNemesis(stop_f, EventType::kInvoke, Value(), "");
+        auto stopped = c_.nemesis->Stop();
+        if (stopped.ok()) {
+          ++report.faults_healed;
+          spdlog::info("healed: {} {}", stop_f, stopped.value().ToJson());
+          RecordNemesis(stop_f, EventType::kInfo, stopped.value(), "");
+        } else {
+          spdlog::warn("nemesis {} failed: {}", stop_f, stopped.error());
+          report.problems.push_back(stop_f + ": " + stopped.error());
+          RecordNemesis(stop_f, EventType::kInfo, Value(), stopped.error());
+        }
       }
       {
         std::lock_guard<std::mutex> lock(counters_.fault_mu);

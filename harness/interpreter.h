@@ -36,7 +36,7 @@ struct InterpreterConfig {
   Nemesis* nemesis = nullptr;  // null: no faults
   Workload* workload = nullptr;
   Journal* journal = nullptr;
-  std::function<FaultStep()> next_fault;  // the seeded schedule
+  std::function<FaultPlan()> next_fault;  // the seeded schedule
   // Set from another thread (SIGINT/SIGTERM) to end the run early; the
   // interpreter still heals and records what happened.
   const std::atomic<bool>* abort = nullptr;

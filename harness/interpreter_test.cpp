@@ -167,7 +167,9 @@ TEST_CASE("interpreter writes an honest, well-formed, checkable history") {
   c.nemesis = &nemesis;
   c.workload = &workload;
   c.journal = journal->get();
-  c.next_fault = [] { return FaultStep{"partition", "halves", 1}; };
+  c.next_fault = [] {
+    return FaultPlan{{FaultStep{"partition", "halves", 1}}, 0.15};
+  };
   InterpreterReport report = RunInterpreter(c);
 
   CHECK_FALSE(report.aborted);
@@ -344,4 +346,78 @@ TEST_CASE("interpreter: leader observer and stateful clients") {
 TEST_CASE("CheckObservations: nothing to say without observe events") {
   faultline::checkers::History h;
   CHECK(CheckObservations(h).empty());
+}
+
+namespace {
+
+// Stacks faults like NetnsNemesis; "loss" fails to start.
+class StackingNemesis : public Nemesis {
+ public:
+  Result<Value> Start(const FaultStep& s) override {
+    if (s.kind == "loss") return Fail("injected");
+    active.push_back(s.kind);
+    return Value::MakeObject({{"kind", Value::String(s.kind)}});
+  }
+  Result<Value> Stop() override {
+    if (active.empty())
+      return Value::MakeObject({{"kind", Value::String("none")}});
+    std::string kind = active.back();
+    active.pop_back();
+    return Value::MakeObject({{"kind", Value::String(kind)}});
+  }
+  Status HealAll() override {
+    active.clear();
+    return Ok();
+  }
+  std::vector<std::string> active;
+};
+
+}  // namespace
+
+TEST_CASE("a combined plan starts in order and heals newest first") {
+  auto path = std::filesystem::temp_directory_path() /
+              ("interp-plan-" + std::to_string(getpid()) + ".jsonl");
+  TestSpec spec;
+  spec.time_limit_s = 0.6;
+  spec.recovery_s = 0;
+  spec.workload.concurrency = 1;
+  spec.workload.rate = 50;
+  spec.nemesis.interval_s = 0.05;
+  FakeCluster cluster;
+  FakeTarget target;
+  StackingNemesis nemesis;
+  FakeWorkload workload;
+  auto journal = Journal::Open(path.string(), std::chrono::steady_clock::now());
+  REQUIRE(journal.ok());
+  InterpreterConfig c;
+  c.spec = &spec;
+  c.cluster = &cluster;
+  c.target = &target;
+  c.nemesis = &nemesis;
+  c.workload = &workload;
+  c.journal = journal->get();
+  c.next_fault = [] {
+    return FaultPlan{
+        {FaultStep{"partition", "halves", 1}, FaultStep{"loss", "all", 2},
+         FaultStep{"pause", "one", 3}},
+        10.0};
+  };
+  InterpreterReport report = RunInterpreter(c);
+  CHECK(nemesis.active.empty());
+  auto history = (*journal)->Snapshot();
+  journal->reset();
+  std::filesystem::remove(path);
+  std::vector<std::string> nemesis_infos;
+  for (const auto& e : history)
+    if (e.is_nemesis() && e.type == EventType::kInfo)
+      nemesis_infos.push_back(e.f + (e.error.empty() ? "" : "!"));
+  // The run ends inside the 10 s step: the nemesis thread heals what it
+  // started, newest first; the failed start is recorded with its error.
+  CHECK(nemesis_infos == std::vector<std::string>{
+                             "start-partition", "start-loss!", "start-pause",
+                             "stop-pause", "stop-partition"});
+  CHECK(report.faults_started == 2);
+  CHECK(report.faults_healed == 2);
+  REQUIRE(report.problems.size() == 1);
+  CHECK(report.problems[0].find("start-loss") != std::string::npos);
 }

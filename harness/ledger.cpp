@@ -328,6 +328,11 @@ Status UndoLedgerEntry(const LedgerEntry& e, std::vector<std::string>* log) {
     if (!r->ok() && NetnsExists(e.netns))
       return Fail("iptables -F in " + e.netns + ": " + Describe(*r));
     Log(log, "iptables -F in netns " + e.netns + who);
+    // The faults' own chains (nemesis/iptables_chain.h), empty after -F.
+    auto x = RunTool("iptables", {"-w", "-X"}, e.netns);
+    if (!x.ok()) return Fail(x.error());
+    if (!x->ok() && NetnsExists(e.netns))
+      return Fail("iptables -X in " + e.netns + ": " + Describe(*x));
     return Ok();
   }
   if (e.kind == "netns") {

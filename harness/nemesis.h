@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "checkers/value.h"
 #include "harness/result.h"
@@ -27,6 +28,15 @@ struct FaultStep {
                                   // nodes the chosen nodes drop, (0, 1]
   long long clock_offset_ms = 0;  // "clock": step of the chosen nodes' clocks
   double clock_rate = 1.0;        // "clock": their rate from then on
+  std::string partition_mode = "drop";  // "partition": "drop" | "reset"
+};
+
+// One step of the schedule: the faults applied at the same time (started in
+// order; one element unless the config combined them with `together`),
+// held for duration_s, then healed in reverse order.
+struct FaultPlan {
+  std::vector<FaultStep> faults;
+  double duration_s = 10;
 };
 
 class Nemesis {
@@ -36,7 +46,9 @@ class Nemesis {
   // (it becomes the `value` of the nemesis history event), e.g.
   // {"shape":"halves","components":[["n1","n2"],["n3","n4","n5"]]}.
   virtual Result<checkers::Value> Start(const FaultStep& step) = 0;
-  // Heals the fault started last; the value describes what was healed.
+  // Heals the fault started last (faults started while others are active
+  // stack up: each Stop heals the newest one still active); the value
+  // describes what was healed.
   virtual Result<checkers::Value> Stop() = 0;
   // Heals everything this nemesis ever applied. Idempotent.
   virtual Status HealAll() = 0;

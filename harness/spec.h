@@ -153,11 +153,47 @@ struct WorkloadSpec {
   bool operator==(const WorkloadSpec&) const = default;
 };
 
+// --- per-fault settings and combined faults (docs/config.md, "Schedules") --
+// One fault of a `nemesis.faults` entry written as a mapping. An unset
+// field means the nemesis-level value.
+struct FaultSettings {
+  std::string fault;  // [fault] a kind of Known().faults
+  std::optional<std::vector<std::string>> targets;     // [targets] non-empty
+  std::optional<std::vector<std::string>> partitions;  // [partitions]
+  std::optional<std::string> partition_mode;           // [partition_mode]
+  std::optional<int> delay_ms;                         // [delay_ms]
+  std::optional<double> loss_probability;              // [loss_probability]
+  std::optional<long long> clock_offset_ms;            // [clock_offset_ms]
+  std::optional<double> clock_rate;                    // [clock_rate]
+  bool operator==(const FaultSettings&) const = default;
+};
+// One entry of `nemesis.faults`: a plain name (`plain`, one fault using the
+// nemesis-level settings), a mapping with `fault:` (one fault), or
+// `{together: [...]}` (several faults of different kinds applied at once,
+// healed together). [duration] overrides nemesis.duration for the entry.
+struct FaultEntry {
+  std::vector<FaultSettings> faults;  // >= 1; exactly 1 unless together
+  bool plain = false;                 // written as a bare name
+  bool together = false;              // written as {together: [...]}
+  std::optional<double> duration_s;   // [duration] > 0
+  bool operator==(const FaultEntry&) const = default;
+};
+// --- end per-fault settings ---
+
 struct NemesisSpec {
   // [faults] Fault kinds: "partition", "pause", "kill", "delay",
   // "kill-voter", "loss", "clock". Empty: no faults.
-  // No duplicates.
+  // No duplicates. When the config writes entries as mappings (see
+  // `entries`), this lists every kind any entry uses, once, in order.
   std::vector<std::string> faults = {"partition", "pause", "kill"};
+  // [faults] as written, one per list item, when at least one item is a
+  // mapping; empty otherwise (then every name in `faults` is a plain entry,
+  // see EffectiveFaultEntries in nemesis/schedule.h).
+  std::vector<FaultEntry> entries;
+  // [partition_mode] how partitions (and one-way partitions) cut traffic:
+  // "drop" (silently, the default) or "reset" (TCP segments are answered
+  // with a TCP reset, so connections fail at once; other packets dropped).
+  std::string partition_mode = "drop";
   double interval_s = 10;  // [interval] quiet time before each fault, >= 0;
                            // < time_limit_s when faults is not empty
   double duration_s = 10;  // [duration] how long each fault lasts before it

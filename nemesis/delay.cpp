@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "nemesis/iptables_chain.h"
 #include "nemesis/partition.h"
 
 namespace faultline::nemesis {
@@ -148,12 +149,11 @@ std::optional<std::int64_t> DelayLine::NextRelease() const {
 }
 
 std::string DelayRules(const std::vector<std::string>& sources, int queue) {
-  std::string batch = "*filter\n";
+  std::vector<std::string> rules;
   for (const auto& ip : sources)
-    batch += "-A INPUT -s " + ip + "/32 -j NFQUEUE --queue-num " +
-             std::to_string(queue) + " --queue-bypass\n";
-  batch += "COMMIT\n";
-  return batch;
+    rules.push_back("-s " + ip + "/32 -j NFQUEUE --queue-num " +
+                    std::to_string(queue) + " --queue-bypass");
+  return ChainBatch(kDelayChain, rules);
 }
 
 bool QueueBound(const std::string& proc_nfnetlink_queue, int queue) {

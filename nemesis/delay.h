@@ -78,6 +78,7 @@ class DelayLine {
 // every packet from each address in `sources` to NFQUEUE `queue`, with
 // --queue-bypass so that packets pass undelayed while no daemon listens
 // (a dead daemon heals the fault instead of turning it into a partition).
+// The rules live in the chain kDelayChain (nemesis/iptables_chain.h).
 std::string DelayRules(const std::vector<std::string>& sources, int queue);
 
 // Whether the content of /proc/<pid>/net/netfilter/nfnetlink_queue lists a

@@ -93,10 +93,16 @@ TEST_CASE("netdelay flags", "[delay]") {
 TEST_CASE("DelayRules queues each source with bypass", "[delay]") {
   CHECK(DelayRules({"10.0.0.1", "10.0.0.3"}, 12) ==
         "*filter\n"
-        "-A INPUT -s 10.0.0.1/32 -j NFQUEUE --queue-num 12 --queue-bypass\n"
-        "-A INPUT -s 10.0.0.3/32 -j NFQUEUE --queue-num 12 --queue-bypass\n"
+        ":faultline-delay - [0:0]\n"
+        "-A faultline-delay -s 10.0.0.1/32 -j NFQUEUE --queue-num 12 "
+        "--queue-bypass\n"
+        "-A faultline-delay -s 10.0.0.3/32 -j NFQUEUE --queue-num 12 "
+        "--queue-bypass\n"
+        "-A INPUT -j faultline-delay\n"
         "COMMIT\n");
-  CHECK(DelayRules({}, 1) == "*filter\nCOMMIT\n");
+  CHECK(DelayRules({}, 1) ==
+        "*filter\n:faultline-delay - [0:0]\n-A INPUT -j faultline-delay\n"
+        "COMMIT\n");
 }
 
 TEST_CASE("QueueBound reads the nfnetlink_queue listing", "[delay]") {

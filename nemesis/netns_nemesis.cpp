@@ -13,6 +13,7 @@
 #include "harness/netns.h"
 #include "harness/process.h"
 #include "nemesis/delay.h"
+#include "nemesis/iptables_chain.h"
 #include "nemesis/partition.h"
 #include "nemesis/vote_watch.h"
 
@@ -38,19 +39,6 @@ std::string Describe(const harness::CommandResult& r) {
     msg.pop_back();
   if (msg.empty()) msg = "exit " + std::to_string(r.exit_code);
   return msg;
-}
-
-// Flushes the INPUT chain in a node's namespace.
-Status FlushInput(const harness::Node& node) {
-  const std::string iptables = harness::FindSystemTool("iptables");
-  if (iptables.empty()) return Fail("iptables not found");
-  harness::CommandOptions o;
-  o.netns = node.netns;
-  o.timeout = std::chrono::milliseconds(15000);
-  auto r = harness::RunCommand({iptables, "-w", "-F", "INPUT"}, o);
-  if (!r.ok())
-    return Fail("iptables -F INPUT in " + node.netns + ": " + Describe(r));
-  return harness::Ok();
 }
 
 // The NFQUEUE number the delay rules use in every node namespace (queues
@@ -105,9 +93,41 @@ std::optional<int> NetnsNemesis::FindLeader() {
 
 Result<Value> NetnsNemesis::Start(const harness::FaultStep& step) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (active_)
-    return Fail("nemesis: a " + active_->kind + " fault is still active");
   if (cluster_.nodes().empty()) return Fail("nemesis: cluster has no nodes");
+  if (Status can = CanStack(step.kind); !can.ok()) return Fail(can.error());
+  if (active_) {  // stacks: Stop heals the new fault first
+    held_.push_back(std::move(*active_));
+    active_.reset();
+  }
+  auto started = StartKind(step);
+  if (!active_ && !held_.empty()) {  // the new fault did not stay active
+    active_ = std::move(held_.back());
+    held_.pop_back();
+  }
+  return started;
+}
+
+// Faults active at the same time must not act on the same things: one
+// fault per kind (a kind keeps one chain and one set of details), one of
+// pause/kill per process, and kill-voter (which uses delays and restarts
+// of its own) only alone.
+Status NetnsNemesis::CanStack(const std::string& kind) const {
+  std::vector<std::string> kinds;
+  for (const Active& a : held_) kinds.push_back(a.kind);
+  if (active_) kinds.push_back(active_->kind);
+  auto process = [](const std::string& k) {
+    return k == "pause" || k == "kill" || k == "kill-voter";
+  };
+  for (const std::string& k : kinds) {
+    if (k == kind || (process(k) && process(kind)) || k == "kill-voter" ||
+        kind == "kill-voter")
+      return Fail("nemesis: a " + k + " fault is still active, so " + kind +
+                  " cannot start");
+  }
+  return harness::Ok();
+}
+
+Result<Value> NetnsNemesis::StartKind(const harness::FaultStep& step) {
   if (step.kind == "partition") return StartPartition(step);
   if (step.kind == "pause" || step.kind == "kill")
     return StartProcessFault(step);
@@ -124,10 +144,18 @@ Result<Value> NetnsNemesis::StartPartition(const harness::FaultStep& step) {
   for (const auto& node : nodes)
     if (node.netns.empty())
       return Fail("nemesis: node " + node.name + " has no network namespace");
-  const std::string restore = harness::FindSystemTool("iptables-restore");
-  if (restore.empty()) return Fail("nemesis: iptables-restore not found");
+  for (const auto& node : nodes)
+    if (node.remote == nullptr)
+      return Fail("nemesis: node " + node.name + " has no remote");
+  if (harness::FindSystemTool("iptables-restore").empty())
+    return Fail("nemesis: iptables-restore not found");
+  if (step.partition_mode != "drop" && step.partition_mode != "reset")
+    return Fail("nemesis: unknown partition mode '" + step.partition_mode +
+                "'");
+  const bool by_leader =
+      step.selector == "leader" || step.selector == "one-way-leader";
   std::optional<int> leader;
-  if (step.selector == "leader") leader = FindLeader();
+  if (by_leader) leader = FindLeader();
   auto partition = ComputePartition(step.selector, n, step.seed, leader);
   if (!partition.ok()) return Fail("nemesis: " + partition.error());
 
@@ -136,13 +164,12 @@ Result<Value> NetnsNemesis::StartPartition(const harness::FaultStep& step) {
   active_ = active;  // from here on, Stop/HealAll undo what was applied
   for (const auto& [who, dropped] : partition->grudge) {
     const harness::Node& node = nodes[static_cast<std::size_t>(who)];
-    std::string batch = "*filter\n";
+    std::vector<std::string> sources;
     for (int peer : dropped) {
       const std::string& ip = nodes[static_cast<std::size_t>(peer)].ip;
       if (ip == cluster_.controller_ip()) continue;  // never cut the controller
-      batch += "-A INPUT -s " + ip + "/32 -j DROP\n";
+      sources.push_back(ip);
     }
-    batch += "COMMIT\n";
     harness::LedgerEntry entry;
     entry.kind = "iptables";
     entry.netns = node.netns;
@@ -154,15 +181,12 @@ Result<Value> NetnsNemesis::StartPartition(const harness::FaultStep& step) {
     }
     active_->nodes.push_back(who);
     active_->seqs.push_back(seq);
-    harness::CommandOptions o;
-    o.netns = node.netns;
-    o.stdin_data = batch;
-    o.timeout = std::chrono::milliseconds(15000);
-    auto r = harness::RunCommand({restore, "-w", "--noflush"}, o);
-    if (!r.ok()) {
-      std::string why = Describe(r);
+    Status applied =
+        ApplyChain(node, kPartitionChain,
+                   PartitionRuleSpecs(sources, step.partition_mode));
+    if (!applied.ok()) {
       (void)StopLocked();
-      return Fail("nemesis: iptables-restore in " + node.netns + ": " + why);
+      return Fail("nemesis: partition: " + applied.error());
     }
   }
   Value::List components;
@@ -176,7 +200,19 @@ Result<Value> NetnsNemesis::StartPartition(const harness::FaultStep& step) {
                        {"shape", Value::String(step.selector)},
                        {"components", Value::MakeList(std::move(components))},
                        {"grudge", Value::MakeObject(std::move(grudge))}};
-  if (step.selector == "leader")
+  // Which way traffic is cut, and how: "blocked" lists every directed flow
+  // "sender->receiver" the rules stop (docs/faults.md).
+  Value::List blocked;
+  for (const auto& [from, to] : BlockedFlows(*partition))
+    blocked.push_back(Value::String(nodes[static_cast<std::size_t>(from)].name +
+                                    "->" +
+                                    nodes[static_cast<std::size_t>(to)].name));
+  out.emplace_back("direction",
+                   Value::String(partition->one_way ? "one-way" : "both"));
+  out.emplace_back("mode", Value::String(step.partition_mode));
+  if (partition->one_way)
+    out.emplace_back("blocked", Value::MakeList(std::move(blocked)));
+  if (by_leader)
     out.emplace_back("leader_known", Value::Bool(leader.has_value()));
   return Value::MakeObject(std::move(out));
 }
@@ -441,11 +477,12 @@ Status NetnsNemesis::StartDelayOn(int who, const harness::FaultStep& step,
   long seq = ledger_.Record(rules);
   if (seq < 0) return Fail("cannot write the fault ledger " + ledger_.path());
   active_->seqs.back() = seq;
+  if (node.remote == nullptr)
+    return Fail("node " + node.name + " has no remote");
   harness::CommandOptions o;
-  o.netns = node.netns;
   o.stdin_data = DelayRules(sources, kDelayQueue);
   o.timeout = std::chrono::milliseconds(15000);
-  auto r = harness::RunCommand(
+  auto r = node.remote->Run(
       {harness::FindSystemTool("iptables-restore"), "-w", "--noflush"}, o);
   if (!r.ok())
     return Fail("iptables-restore in " + node.netns + ": " + Describe(r));
@@ -459,7 +496,7 @@ Status NetnsNemesis::StopDelayOn(std::size_t k) {
   const harness::Node& node =
       cluster_.nodes()[static_cast<std::size_t>(a.nodes[k])];
   if (a.seqs[k] >= 0) {
-    Status s = FlushInput(node);
+    Status s = RemoveChain(node, kDelayChain);
     if (!s.ok()) return s;
     ledger_.MarkHealed(a.seqs[k]);
     a.seqs[k] = -1;
@@ -477,7 +514,12 @@ Status NetnsNemesis::StopDelayOn(std::size_t k) {
 
 Result<Value> NetnsNemesis::Stop() {
   std::lock_guard<std::mutex> lock(mu_);
-  return StopLocked();
+  auto r = StopLocked();
+  if (r.ok() && !active_ && !held_.empty()) {  // the one started before
+    active_ = std::move(held_.back());
+    held_.pop_back();
+  }
+  return r;
 }
 
 Result<Value> NetnsNemesis::StopLocked() {
@@ -492,7 +534,7 @@ Result<Value> NetnsNemesis::StopLocked() {
     const harness::Node& node = nodes[static_cast<std::size_t>(a.nodes[k])];
     Status s = harness::Ok();
     if (a.kind == "partition") {
-      s = FlushInput(node);
+      s = RemoveChain(node, kPartitionChain);
       if (s.ok()) ledger_.MarkHealed(a.seqs[k]);
     } else if (a.kind == "delay") {
       s = StopDelayOn(k);
@@ -546,8 +588,27 @@ Result<Value> NetnsNemesis::StopLocked() {
 
 Status NetnsNemesis::HealAll() {
   std::lock_guard<std::mutex> lock(mu_);
-  auto r = StopLocked();
-  if (!r.ok()) return Fail(r.error());
+  // Every active fault, newest first; what cannot be healed stays active
+  // (and is tried again by the next HealAll).
+  std::string errors;
+  std::vector<Active> unhealed;
+  for (;;) {
+    auto r = StopLocked();
+    if (!r.ok()) {
+      errors += (errors.empty() ? "" : "; ") + r.error();
+      if (active_) unhealed.push_back(std::move(*active_));
+      active_.reset();
+    }
+    if (held_.empty()) break;
+    active_ = std::move(held_.back());
+    held_.pop_back();
+  }
+  if (!unhealed.empty()) {
+    active_ = std::move(unhealed.front());
+    held_.assign(std::make_move_iterator(unhealed.begin() + 1),
+                 std::make_move_iterator(unhealed.end()));
+  }
+  if (!errors.empty()) return Fail(errors);
   return harness::Ok();
 }
 

@@ -4,9 +4,15 @@
 // each chosen node's namespace) for a cluster from the netns provider. See
 // docs/faults.md.
 //
-// One fault is active at a time: Start fails while one is active; Stop heals
-// it (and returns {"kind":"none"} when nothing is active). A Start that
-// fails half-way undoes what it applied before returning the error.
+// Several faults may be active at once (a `together` entry of the schedule):
+// each Start stacks a fault on the active ones, each Stop heals the newest
+// (and returns {"kind":"none"} when nothing is active), HealAll heals them
+// all. Start fails when the new fault would act on what an active one holds
+// (CanStack: two of one kind, pause/kill on the same processes, kill-voter
+// with anything). Partition and delay rules live in their own iptables
+// chains (nemesis/iptables_chain.h) and loss rules are commented, so healing
+// one fault never removes another's rules. A Start that fails half-way
+// undoes what it applied before returning the error.
 // Every iptables change is recorded in the Ledger before it is applied and
 // marked healed after it is undone; pause/kill ledger entries are the
 // Target's (it knows the pids). A delay records its daemon (process entry,
@@ -42,14 +48,17 @@ class NetnsNemesis : public harness::Nemesis {
   NetnsNemesis(harness::Cluster& cluster, harness::Target& target,
                harness::Ledger& ledger);
 
-  // step.kind: "partition" (selector = shape, see partition.h), "pause",
+  // step.kind: "partition" (selector = shape, see partition.h;
+  // step.partition_mode "drop" or "reset", see PartitionRuleSpecs), "pause",
   // "kill" or "delay" (selector: "one", "leader", "follower" (one random
   // node that is not the leader), "minority", "majority", "all"). "delay"
   // holds every packet that a chosen node receives from the other nodes
   // (never from the controller) for step.delay_ms; packets it sends are not
   // delayed (unless their receiver is chosen too).
   // Returns e.g. {"kind":"partition","shape":"halves","components":
-  // [["n1","n2"],["n3","n4","n5"]],"grudge":{"n1":["n3","n4","n5"],...}}
+  // [["n1","n2"],["n3","n4","n5"]],"grudge":{"n1":["n3","n4","n5"],...},
+  // "direction":"both","mode":"drop"} (a one-way shape: "direction":
+  // "one-way" and "blocked":["n3->n1",...], sender->receiver)
   // or {"kind":"pause","selector":"leader","nodes":["n3"]}, or
   // {"kind":"delay","selector":"follower","nodes":["n2"],"delay_ms":600}.
   // "kill-voter" kills the selected nodes like "kill", then watches the
@@ -86,6 +95,8 @@ class NetnsNemesis : public harness::Nemesis {
     std::vector<long> proc_seqs;  // delay: its process ledger seq
   };
 
+  harness::Status CanStack(const std::string& kind) const;
+  harness::Result<checkers::Value> StartKind(const harness::FaultStep& s);
   harness::Result<checkers::Value> StartPartition(const harness::FaultStep& s);
   harness::Result<checkers::Value> StartProcessFault(
       const harness::FaultStep& s);
@@ -110,7 +121,8 @@ class NetnsNemesis : public harness::Nemesis {
   harness::Target& target_;
   harness::Ledger& ledger_;
   std::mutex mu_;
-  std::optional<Active> active_;
+  std::optional<Active> active_;  // the newest active fault
+  std::vector<Active> held_;      // older active faults, oldest first
   std::string netdelay_binary_;
   harness::ClockControl* clock_ = nullptr;
   double loss_probability_ = 0;      // loss: the active rules' probability

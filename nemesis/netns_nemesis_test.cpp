@@ -385,8 +385,7 @@ long HandshakeMs(const std::string& netns, const std::string& ip, int port) {
 }
 
 bool DelayRulesIn(const Node& n) {
-  auto rules =
-      n.remote->Run({harness::FindSystemTool("iptables"), "-w", "-S", "INPUT"});
+  auto rules = n.remote->Run({harness::FindSystemTool("iptables"), "-w", "-S"});
   return rules.out.find("NFQUEUE") != std::string::npos;
 }
 

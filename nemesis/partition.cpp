@@ -117,8 +117,9 @@ std::vector<int> ShuffledNodes(int n, std::mt19937_64& rng) {
 }
 
 const std::vector<std::string>& PartitionShapes() {
-  static const std::vector<std::string> kShapes = {"one", "leader", "halves",
-                                                   "majorities-ring", "bridge"};
+  static const std::vector<std::string> kShapes = {
+      "one",    "leader",      "halves",         "majorities-ring",
+      "bridge", "one-way-one", "one-way-leader", "one-way-halves"};
   return kShapes;
 }
 
@@ -150,6 +151,19 @@ Result<Partition> ComputePartition(const std::string& shape, int n,
       PartitionShapes().end())
     return Fail("unknown partition shape '" + shape + "'");
   if (n < 2) return Fail("partition '" + shape + "' needs at least 2 nodes");
+  if (shape.rfind(kOneWayPrefix, 0) == 0) {
+    // The two-way shape's groups; the first one stops hearing the second.
+    const std::string base = shape.substr(std::string(kOneWayPrefix).size());
+    auto two_way = ComputePartition(base, n, seed, leader);
+    if (!two_way.ok()) return Fail(two_way.error());
+    Partition p;
+    p.shape = shape;
+    p.one_way = true;
+    p.components = two_way->components;
+    for (int deaf : p.components[0])
+      p.grudge[deaf].insert(p.components[1].begin(), p.components[1].end());
+    return p;
+  }
   std::mt19937_64 rng(SplitMix64(seed));
   const std::vector<int> order = ShuffledNodes(n, rng);
   auto rest_without = [&](int x) {
@@ -194,6 +208,28 @@ Result<Partition> ComputePartition(const std::string& shape, int n,
       if (!v.count(j)) p.grudge[i].insert(j);
   }
   return p;
+}
+
+std::vector<std::string> PartitionRuleSpecs(
+    const std::vector<std::string>& sources, const std::string& mode) {
+  std::vector<std::string> out;
+  for (const auto& ip : sources) {
+    if (mode == "reset") {
+      out.push_back("-s " + ip + "/32 -p tcp --tcp-flags RST RST -j RETURN");
+      out.push_back("-s " + ip +
+                    "/32 -p tcp -j REJECT --reject-with tcp-reset");
+    }
+    out.push_back("-s " + ip + "/32 -j DROP");
+  }
+  return out;
+}
+
+std::vector<std::pair<int, int>> BlockedFlows(const Partition& p) {
+  std::vector<std::pair<int, int>> out;
+  for (const auto& [receiver, senders] : p.grudge)
+    for (int sender : senders) out.emplace_back(sender, receiver);
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 }  // namespace faultline::nemesis

@@ -2,11 +2,14 @@
 // the shape's own connectivity property, and determinism per seed.
 #include "nemesis/partition.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <set>
 
+using faultline::nemesis::BlockedFlows;
 using faultline::nemesis::ComputePartition;
 using faultline::nemesis::Partition;
+using faultline::nemesis::PartitionRuleSpecs;
 using faultline::nemesis::PartitionShapes;
 
 namespace {
@@ -35,7 +38,11 @@ void CheckCommon(const Partition& p, int n) {
   for (int a = 0; a < n; ++a) {
     CHECK(Sees(p, a, a));
     for (int b = 0; b < n; ++b) {
-      CHECK(Sees(p, a, b) == Sees(p, b, a));  // symmetric
+      if (p.one_way) {  // a cut flow never goes both ways
+        if (!Sees(p, a, b)) CHECK(Sees(p, b, a));
+      } else {
+        CHECK(Sees(p, a, b) == Sees(p, b, a));  // symmetric
+      }
       some_cut = some_cut || !Sees(p, a, b);
     }
   }
@@ -203,4 +210,70 @@ TEST_CASE("partition rejects unknown shapes and tiny clusters", "[partition]") {
   auto e = ComputePartition("majorities-ring", 2, 1);
   REQUIRE_FALSE(e.ok());
   CHECK(e.error().find("3 nodes") != std::string::npos);
+}
+
+TEST_CASE("one-way shapes: the first group stops hearing the rest only",
+          "[partition]") {
+  for (int n = 2; n <= 9; ++n) {
+    for (std::uint64_t seed = 0; seed < 20; ++seed) {
+      INFO("n=" << n << " seed=" << seed);
+      for (const char* base : {"one", "leader", "halves"}) {
+        const std::string shape = std::string("one-way-") + base;
+        auto two = ComputePartition(base, n, seed, 1 % n);
+        auto one = ComputePartition(shape, n, seed, 1 % n);
+        REQUIRE(two.ok());
+        REQUIRE(one.ok());
+        CHECK(one->one_way);
+        CHECK_FALSE(two->one_way);
+        CHECK(one->shape == shape);
+        // Same groups as the two-way shape of the same seed.
+        CHECK(one->components == two->components);
+        const auto& deaf = one->components[0];
+        const auto& rest = one->components[1];
+        for (int a = 0; a < n; ++a) {
+          for (int b = 0; b < n; ++b) {
+            if (a == b) continue;
+            bool a_deaf = std::count(deaf.begin(), deaf.end(), a) > 0;
+            bool b_rest = std::count(rest.begin(), rest.end(), b) > 0;
+            CHECK(Sees(*one, a, b) == !(a_deaf && b_rest));
+          }
+        }
+        // Every blocked flow goes from the rest to the deaf group.
+        auto flows = BlockedFlows(*one);
+        CHECK(flows.size() == deaf.size() * rest.size());
+        for (const auto& [from, to] : flows) {
+          CHECK(std::count(rest.begin(), rest.end(), from) == 1);
+          CHECK(std::count(deaf.begin(), deaf.end(), to) == 1);
+        }
+      }
+    }
+  }
+  // one-way-leader: the leader is the deaf one.
+  auto p = ComputePartition("one-way-leader", 5, 3, 2);
+  REQUIRE(p.ok());
+  CHECK(p->components[0] == std::vector<int>{2});
+  CHECK(p->grudge.size() == 1);
+  CHECK(p->grudge.at(2) == std::set<int>{0, 1, 3, 4});
+}
+
+TEST_CASE("blocked flows of a two-way partition go both ways", "[partition]") {
+  auto p = ComputePartition("one", 3, 0);
+  REQUIRE(p.ok());
+  auto flows = BlockedFlows(*p);
+  CHECK(flows.size() == 4);  // 2 flows each way between 1 and 2 nodes
+  for (const auto& [from, to] : flows)
+    CHECK(std::count(flows.begin(), flows.end(), std::pair{to, from}) == 1);
+}
+
+TEST_CASE("partition rule specs: drop, or reset TCP then drop the rest",
+          "[partition]") {
+  CHECK(PartitionRuleSpecs({"10.0.0.2", "10.0.0.3"}, "drop") ==
+        std::vector<std::string>{"-s 10.0.0.2/32 -j DROP",
+                                 "-s 10.0.0.3/32 -j DROP"});
+  CHECK(PartitionRuleSpecs({"10.0.0.2"}, "reset") ==
+        std::vector<std::string>{
+            "-s 10.0.0.2/32 -p tcp --tcp-flags RST RST -j RETURN",
+            "-s 10.0.0.2/32 -p tcp -j REJECT --reject-with tcp-reset",
+            "-s 10.0.0.2/32 -j DROP"});
+  CHECK(PartitionRuleSpecs({}, "reset").empty());
 }

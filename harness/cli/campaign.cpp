@@ -251,7 +251,7 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
     ic.workload = workload->get();
     ic.journal = journal.get();
     ic.next_fault = [&schedule] {
-      return schedule.Next().value_or(harness::FaultStep{});
+      return schedule.Next().value_or(harness::FaultPlan{});
     };
     ic.abort = options.abort;
     ic.on_status = StatusPrinter(NodesUp(cluster.get(), target.get()));

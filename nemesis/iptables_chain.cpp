@@ -1,0 +1,98 @@
+#include "nemesis/iptables_chain.h"
+
+#include <chrono>
+#include <sstream>
+
+#include "harness/netns.h"
+#include "harness/process.h"
+
+namespace faultline::nemesis {
+namespace {
+
+std::string Describe(const harness::CommandResult& r) {
+  std::string msg = !r.error.empty() ? r.error : r.err;
+  while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' '))
+    msg.pop_back();
+  if (msg.empty()) msg = "exit " + std::to_string(r.exit_code);
+  return msg;
+}
+
+harness::CommandResult RunOn(const harness::Node& node,
+                             const std::vector<std::string>& argv,
+                             const std::string& input = "") {
+  harness::CommandOptions o;
+  o.stdin_data = input;
+  o.timeout = std::chrono::milliseconds(15000);
+  return node.remote->Run(argv, o);
+}
+
+}  // namespace
+
+std::string ChainBatch(const std::string& chain,
+                       const std::vector<std::string>& rules) {
+  std::string batch = "*filter\n:" + chain + " - [0:0]\n";
+  for (const auto& rule : rules) batch += "-A " + chain + " " + rule + "\n";
+  batch += "-A INPUT -j " + chain + "\nCOMMIT\n";
+  return batch;
+}
+
+ChainPresence ChainState(const std::string& iptables_s,
+                         const std::string& chain) {
+  ChainPresence p;
+  std::istringstream in(iptables_s);
+  std::string line;
+  while (std::getline(in, line)) {
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\r'))
+      line.pop_back();
+    if (line == "-N " + chain) p.exists = true;
+    if (line == "-A INPUT -j " + chain) ++p.jumps;
+    if (line.rfind("-A " + chain + " ", 0) == 0) ++p.rules;
+  }
+  return p;
+}
+
+harness::Status ApplyChain(const harness::Node& node, const std::string& chain,
+                           const std::vector<std::string>& rules) {
+  if (node.remote == nullptr)
+    return harness::Fail("node " + node.name + " has no remote");
+  const std::string restore = harness::FindSystemTool("iptables-restore");
+  if (restore.empty()) return harness::Fail("iptables-restore not found");
+  auto r = RunOn(node, {restore, "-w", "--noflush"}, ChainBatch(chain, rules));
+  if (!r.ok())
+    return harness::Fail("iptables-restore on " + node.name + ": " +
+                         Describe(r));
+  return harness::Ok();
+}
+
+harness::Status RemoveChain(const harness::Node& node,
+                            const std::string& chain) {
+  if (node.remote == nullptr)
+    return harness::Fail("node " + node.name + " has no remote");
+  const std::string iptables = harness::FindSystemTool("iptables");
+  if (iptables.empty()) return harness::Fail("iptables not found");
+  auto list = RunOn(node, {iptables, "-w", "-S"});
+  if (!list.ok())
+    return harness::Fail("iptables -S on " + node.name + ": " + Describe(list));
+  ChainPresence p = ChainState(list.out, chain);
+  std::string errors;
+  auto run = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {iptables, "-w"});
+    auto r = RunOn(node, args);
+    if (!r.ok()) errors += (errors.empty() ? "" : "; ") + Describe(r);
+  };
+  for (int i = 0; i < p.jumps; ++i) run({"-D", "INPUT", "-j", chain});
+  if (p.exists) {
+    run({"-F", chain});
+    run({"-X", chain});
+  }
+  if (p.jumps == 0 && !p.exists) return harness::Ok();
+  auto after = RunOn(node, {iptables, "-w", "-S"});
+  if (after.ok()) {
+    ChainPresence q = ChainState(after.out, chain);
+    if (q.jumps == 0 && !q.exists) return harness::Ok();
+  }
+  return harness::Fail("removing iptables chain " + chain + " on " + node.name +
+                       ": " + (errors.empty() ? "still listed" : errors));
+}
+
+}  // namespace faultline::nemesis

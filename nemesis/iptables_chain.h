@@ -1,0 +1,50 @@
+// A fault's iptables rules live in a chain of its own (one chain name per
+// fault kind) that INPUT jumps to, so faults active at the same time on one
+// node (e.g. a partition and a delay, see `together` in docs/config.md) add
+// and remove only their own rules. Packet loss keeps its commented rules in
+// INPUT (nemesis/loss.h), which these functions never touch.
+//
+// ChainBatch and ChainState are pure; ApplyChain and RemoveChain run
+// iptables on the node through node.remote (so they work on any transport).
+// The fault ledger's undo for an "iptables" entry (`iptables -F` and `-X`)
+// removes chains and jumps as well.
+//
+// Thread-safety: pure functions from any thread; ApplyChain/RemoveChain for
+// one node and chain must not run concurrently.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/cluster.h"
+#include "harness/result.h"
+
+namespace faultline::nemesis {
+
+inline constexpr const char* kPartitionChain = "faultline-part";
+inline constexpr const char* kDelayChain = "faultline-delay";
+
+// The iptables-restore batch (for --noflush) that creates `chain` with
+// `rules` (each a rule spec without "-A <chain>", e.g. "-s 10.0.0.2/32 -j
+// DROP") and appends "-A INPUT -j <chain>".
+std::string ChainBatch(const std::string& chain,
+                       const std::vector<std::string>& rules);
+
+struct ChainPresence {
+  int jumps = 0;        // "-A INPUT -j <chain>" lines
+  bool exists = false;  // "-N <chain>" line
+  int rules = 0;        // "-A <chain> ..." lines
+};
+// Reads the output of `iptables -S` (all chains of the filter table).
+ChainPresence ChainState(const std::string& iptables_s,
+                         const std::string& chain);
+
+// Applies ChainBatch(chain, rules) in the node.
+harness::Status ApplyChain(const harness::Node& node, const std::string& chain,
+                           const std::vector<std::string>& rules);
+// Removes the INPUT jumps to `chain`, then the chain; succeeds when a new
+// listing shows neither (also when they were already gone).
+harness::Status RemoveChain(const harness::Node& node,
+                            const std::string& chain);
+
+}  // namespace faultline::nemesis
