@@ -585,8 +585,11 @@ void Parser::Nemesis(const Item& it) {
           {
               {"faults",
                [&](const Item& x) {
-                 bool plain = x.value.IsSequence();
-                 for (std::size_t i = 0; plain && i < x.value.size(); ++i)
+                 // Names only (or not a list: EnumList says what is
+                 // wrong) keep the old reading.
+                 bool plain = true;
+                 for (std::size_t i = 0;
+                      x.value.IsSequence() && plain && i < x.value.size(); ++i)
                    plain = !x.value[i].IsMap();
                  if (plain) {
                    EnumList(x, Known().faults, "fault", &n.faults);

@@ -596,7 +596,7 @@ TEST_CASE("known names and helpers", "[config]") {
       CHECK(Contains(listing, "  " + k.name + " "));
     }
   }
-  CHECK(Known().partition_shapes.size() == 5);
+  CHECK(Known().partition_shapes.size() == 8);  // 5 + 3 one-way shapes
   CHECK(Known().node_selectors.size() == 6);
 }
 
