@@ -18,13 +18,17 @@ require_root
 require_tool python3
 bindir="$(dirname "$FAULTLINE_BIN")"
 [ -x "$bindir/raftkv" ] || fail "this test needs the raftkv server next to faultline; build it (scripts/build.sh)"
+# Debian's python3 starts in ~0.1 s; a pyenv shim can take seconds, longer
+# than a fault lasts.
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
 setup_workdir
 pid=""
 trap 'keep=$?; if [ -n "$pid" ]; then kill -INT "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; fi; (exit $keep); cleanup_workdir' EXIT
 
 # event_value RUN F [N]: the value of the N-th (default 1st) info event F.
 event_value() {
-  python3 -c "import json,sys
+  "$PY" -c "import json,sys
 n=int(sys.argv[3]) if len(sys.argv)>3 else 1
 for l in open(sys.argv[1]):
     e=json.loads(l)
@@ -35,7 +39,14 @@ for l in open(sys.argv[1]):
 
 # namespaces RUN: the run's node namespaces, from the ledger.
 namespaces() {
-  ledger_values "$1/ledger.jsonl" netns name
+  grep -o '"kind":"netns","name":"[^"]*"' "$1/ledger.jsonl" | sed 's/.*"name":"//; s/"$//'
+}
+
+# snapshot RUN: saves every node namespace's rules to $WORK/rules-<ns>
+# at once (checked afterwards, while the fault may already be healing).
+snapshot() {
+  local ns
+  for ns in $(namespaces "$1"); do rules_in "$ns" >"$WORK/rules-$ns"; done
 }
 
 # rules_in NS: the namespace's filter rules and chains (not the policies).
@@ -52,7 +63,7 @@ no_rules_left() {
 }
 
 all_healed() {  # all_healed RUN KIND: every ledger entry of KIND is healed
-  python3 - "$1/ledger.jsonl" "$2" <<'PY'
+  "$PY" - "$1/ledger.jsonl" "$2" <<'PY'
 import json, sys
 es = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 healed = {e["ref"] for e in es if e["kind"] == "healed"}
@@ -84,27 +95,29 @@ target: {name: raftkv}
 workload: {name: register, keys: 4, concurrency: 3, rate: 30, op_timeout_ms: 2000}
 nemesis:
   interval: 1
-  duration: 3
+  duration: 4
   faults: [{fault: partition, partitions: [one-way-one], partition_mode: reset}]
 YAML
 t0=$SECONDS
 run_bg "$WORK/oneway.yaml" e2e-oneway
 await_history "$pid" "$run" '"type":"info","f":"start-partition"' "the one-way partition"
+snapshot "$run"
 value=$(event_value "$run" start-partition)
-read -r deaf blocked direction mode < <(python3 -c "import json,sys
+read -r deaf blocked direction mode < <("$PY" -c "import json,sys
 v=json.loads(sys.argv[1]); print(v['components'][0][0], ','.join(v['blocked']), v['direction'], v['mode'])" "$value")
 [ "$direction" = one-way ] || fail "direction is '$direction': $value"
 [ "$mode" = reset ] || fail "mode is '$mode': $value"
-expected=$(python3 -c "import json,sys
+expected=$("$PY" -c "import json,sys
 v=json.loads(sys.argv[1]); d=v['components'][0][0]
 print(','.join(sorted(r+'->'+d for r in v['components'][1])))" "$value")
 [ "$blocked" = "$expected" ] || fail "blocked flows '$blocked', expected '$expected'"
 for ns in $(namespaces "$run"); do
+  r="$WORK/rules-$ns"
   if [[ "$ns" == *"-$deaf" ]]; then
-    rules_in "$ns" | grep -q -- '-j REJECT --reject-with tcp-reset' || { rules_in "$ns"; fail "no tcp-reset rule in the deaf node's $ns"; }
-    [ "$(rules_in "$ns" | grep -c -- '-A faultline-part -s .* -j DROP')" -eq 2 ] || { rules_in "$ns"; fail "expected 2 DROP rules in $ns"; }
+    grep -q -- '-j REJECT --reject-with tcp-reset' "$r" || { cat "$r"; fail "no tcp-reset rule in the deaf node's $ns"; }
+    [ "$(grep -c -- '-A faultline-part -s .* -j DROP' "$r")" -eq 2 ] || { cat "$r"; fail "expected 2 DROP rules in $ns"; }
   else
-    [ -z "$(rules_in "$ns")" ] || { rules_in "$ns"; fail "$ns is not the deaf node's but has rules (one-way: one side only)"; }
+    [ ! -s "$r" ] || { cat "$r"; fail "$ns is not the deaf node's but has rules (one-way: one side only)"; }
   fi
 done
 echo "one-way reset partition: $deaf deaf to $blocked"
@@ -129,24 +142,25 @@ nemesis:
         - {fault: partition, partitions: [one]}
         - {fault: loss, targets: [all], loss_probability: 0.2}
         - {fault: pause, targets: [one]}
-      duration: 3
+      duration: 4
 YAML
 t0=$SECONDS
 run_bg "$WORK/together.yaml" e2e-together
 await_history "$pid" "$run" '"type":"info","f":"start-pause"' "the combined step"
-loss_nodes=$(python3 -c "import json,sys; print(len(json.loads(sys.argv[1])['nodes']))" "$(event_value "$run" start-loss)")
+snapshot "$run"
+loss_nodes=$("$PY" -c "import json,sys; print(len(json.loads(sys.argv[1])['nodes']))" "$(event_value "$run" start-loss)")
 [ "$loss_nodes" -eq 3 ] || fail "loss on $loss_nodes nodes, expected all 3"
 chains=0
 for ns in $(namespaces "$run"); do
-  r=$(rules_in "$ns")
-  grep -q faultline-loss <<<"$r" || { echo "$r"; fail "no loss rules in $ns while the step is active"; }
-  grep -q -- '-A INPUT -j faultline-part' <<<"$r" && chains=$((chains + 1))
+  r="$WORK/rules-$ns"
+  grep -q faultline-loss "$r" || { cat "$r"; fail "no loss rules in $ns while the step is active"; }
+  grep -q -- '-A INPUT -j faultline-part' "$r" && chains=$((chains + 1))
 done
 [ "$chains" -eq 3 ] || fail "partition 'one' should give all 3 nodes a chain, found $chains"
 await_history "$pid" "$run" '"type":"info","f":"stop-partition"' "the combined heal"
 no_rules_left "$run"
 finish
-python3 - "$run/history.jsonl" <<'PY' || fail "combined step not recorded as expected"
+"$PY" - "$run/history.jsonl" <<'PY' || fail "combined step not recorded as expected"
 import json, sys
 ev = [json.loads(l) for l in open(sys.argv[1])]
 nem = [(e["f"], e) for e in ev if e["type"] == "info" and
@@ -172,7 +186,7 @@ echo "PASS: partition + loss + pause applied together, healed newest first, vali
 
 # ---- 3: SIGINT while the combined step is active ----------------------------
 sed -e 's/^name: e2e-together/name: e2e-together-int/' -e 's/time_limit: 9/time_limit: 120/' \
-  -e 's/duration: 3/duration: 100/' -e 's#10.77.80.0/24#10.77.81.0/24#' \
+  -e 's/duration: 4/duration: 100/' -e 's#10.77.80.0/24#10.77.81.0/24#' \
   "$WORK/together.yaml" >"$WORK/together-int.yaml"
 t0=$SECONDS
 run_bg "$WORK/together-int.yaml" e2e-together-int
