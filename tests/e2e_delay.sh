@@ -81,7 +81,7 @@ mapfile -t namespaces < <(ledger_values "$run/ledger.jsonl" netns name)
 ns_other=$(printf '%s\n' "${namespaces[@]}" | grep -- "-n$other\$")
 ns_slow=$(printf '%s\n' "${namespaces[@]}" | grep -- "-n$i\$")
 ip_slow="10.77.14.$i"; ip_other="10.77.14.$other"
-grep -q NFQUEUE <<<"$(ip netns exec "$ns_slow" iptables -S INPUT)" || fail "no NFQUEUE rule in $ns_slow"
+grep -q NFQUEUE <<<"$(ip netns exec "$ns_slow" iptables -S)" || fail "no NFQUEUE rule in $ns_slow"
 during=$(handshake_ms "$ns_other" "$ip_slow")
 back=$(handshake_ms "$ns_slow" "$ip_other")
 ctl=$(handshake_ms "" "$ip_slow")
@@ -121,7 +121,7 @@ node=$(chosen_node "$run")
 i=${node#n}
 mapfile -t namespaces < <(ledger_values "$run/ledger.jsonl" netns name)
 ns_slow=$(printf '%s\n' "${namespaces[@]}" | grep -- "-n$i\$")
-grep -q NFQUEUE <<<"$(ip netns exec "$ns_slow" iptables -S INPUT)" || fail "no NFQUEUE rule before heal"
+grep -q NFQUEUE <<<"$(ip netns exec "$ns_slow" iptables -S)" || fail "no NFQUEUE rule before heal"
 daemons=$(netdelay_pids "$run")
 [ -n "$daemons" ] || fail "no faultline-netdelay running before heal"
 "$FAULTLINE_BIN" heal "$run" >"$WORK/heal.txt" 2>&1 || { cat "$WORK/heal.txt"; fail "heal exited non-zero"; }

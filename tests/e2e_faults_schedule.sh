@@ -12,6 +12,8 @@
 #     other's); after it no namespace has a rule; the verdict is valid.
 #  3. SIGINT during the combined step: the run ends, every fault of the step
 #     is healed (history stop events, every ledger entry marked healed).
+#  4. kill -9 of the controller during the combined step: `faultline heal
+#     RUN` removes the rules, the raftkv processes and the namespaces.
 # Needs root, python3, and raftkv next to faultline.
 source "$(dirname "$0")/lib.sh"
 require_root
@@ -203,3 +205,27 @@ for ns in $(namespaces "$run"); do
   ip netns list | grep -qw -- "$ns" && fail "namespace $ns remains after SIGINT"
 done
 echo "PASS: SIGINT during the combined step healed all three faults (exit $rc, $((SECONDS - t0)) s)"
+
+# ---- 4: kill -9 of the controller during the combined step -------------------
+sed -e 's/^name: e2e-together-int/name: e2e-together-kill/' "$WORK/together-int.yaml" >"$WORK/together-kill.yaml"
+t0=$SECONDS
+run_bg "$WORK/together-kill.yaml" e2e-together-kill
+await_history "$pid" "$run" '"type":"info","f":"start-pause"' "the combined step"
+nss=$(namespaces "$run")
+raftkv=$(for p in $(ledger_values "$run/ledger.jsonl" process pid); do [ "$(cat "/proc/$p/comm" 2>/dev/null)" = raftkv ] && echo "$p"; done; true)
+stopped=0
+for p in $raftkv; do grep -q '^State:.*T' "/proc/$p/status" 2>/dev/null && stopped=$((stopped + 1)); done
+[ "$stopped" -eq 1 ] || fail "expected 1 paused raftkv, found $stopped"
+# (Once the controller is gone, the kernel itself sends SIGHUP and SIGCONT
+# to the stopped process's orphaned process group.)
+kill -9 "$pid"; wait "$pid" 2>/dev/null || true; pid=""
+[ -n "$(rules_in "$(head -n1 <<<"$nss")")" ] || fail "no rules before heal"
+"$FAULTLINE_BIN" heal "$run" >"$WORK/heal.txt" 2>&1 || { cat "$WORK/heal.txt"; fail "heal exited non-zero"; }
+for ns in $nss; do
+  grep -qw -- "$ns" <<<"$(ip netns list)" && { cat "$WORK/heal.txt"; fail "namespace $ns remains after heal"; }
+done
+for p in $raftkv; do
+  state=$(sed -E 's/.*\) (.).*/\1/' "/proc/$p/stat" 2>/dev/null || echo gone)
+  [ "$state" = gone ] || [ "$state" = Z ] || fail "raftkv $p remains after heal (state $state)"
+done
+echo "PASS: faultline heal after kill -9 during the combined step removed the rules, the pause and the cluster ($((SECONDS - t0)) s)"

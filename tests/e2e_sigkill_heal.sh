@@ -39,7 +39,7 @@ scratch=$(ledger_values "$run/ledger.jsonl" dir name)
 # (Lists are captured first: with pipefail, `cmd | grep -q` can fail on
 # SIGPIPE when grep exits early.)
 grep -qF "${namespaces[0]}" <<<"$(ip netns list)" || fail "namespace already gone before heal"
-rules=$(ip netns exec "${namespaces[0]}" iptables -S INPUT | grep -c DROP || true)
+rules=$(ip netns exec "${namespaces[0]}" iptables -S | grep -c DROP || true)
 [ "$rules" -ge 1 ] || fail "no DROP rule in place before heal"
 
 "$FAULTLINE_BIN" heal "$run" || fail "heal exited $?"
