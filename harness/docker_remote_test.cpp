@@ -26,12 +26,21 @@ namespace {
 
 // A stand-in docker CLI: prints each argument as <word> on one line, copies
 // its stdin after a line "stdin:", then answers as FAKE_DOCKER_MODE says.
+// The stand-in scripts of this process, removed when the tests end.
+struct FakeDir {
+  fs::path path = fs::temp_directory_path() /
+                  ("faultline-fake-docker-" + std::to_string(getpid()));
+  ~FakeDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
 std::string FakeDocker(const std::string& mode) {
+  static FakeDir dir;
   static int n = 0;
-  fs::path dir = fs::temp_directory_path() /
-                 ("faultline-fake-docker-" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  fs::path p = dir / ("docker" + std::to_string(++n));
+  fs::create_directories(dir.path);
+  fs::path p = dir.path / ("docker" + std::to_string(++n));
   std::ofstream f(p);
   f << "#!/bin/sh\n"
        "for a in \"$@\"; do printf '<%s>' \"$a\"; done; echo\n"
