@@ -123,6 +123,9 @@ const std::vector<FlagDef>& Flags() {
        }},
       {"request-timeout-ms", false,
        IntFlag(&Options::request_timeout_ms, 1, 3600000)},
+      {"max-append-entries", false,
+       IntFlag(&Options::max_append_entries, 1, 65536)},
+      {"max-inflight", false, IntFlag(&Options::max_inflight, 1, 4096)},
       {"unsafe", false,
        [](Raw* r, const std::string& v) -> std::string {
          auto u = raft::ParseUnsafe(v);
@@ -375,6 +378,8 @@ std::string Usage() {
   --no-check-quorum       disable CheckQuorum
   --snapshot-entries N    snapshot every N applied entries (default 10000)
   --request-timeout-ms N  undecided requests answer -TIMEOUT (default 5000)
+  --max-append-entries N  entries per append message (default 256)
+  --max-inflight N        unacknowledged appends per follower (default 64)
   --unsafe NAME           turn off one safety mechanism (default none)
   --log-level L           debug, info (default) or warn
   --config FILE           name = value lines; the command line wins

@@ -49,6 +49,11 @@ struct Options {
   bool check_quorum = true;
   std::uint64_t snapshot_entries = 10000;
   int request_timeout_ms = 5000;
+  // Replication batching (raft::Config): entries per append message and
+  // unacknowledged appends per follower. Smaller values only slow
+  // replication down; they change no safety rule.
+  int max_append_entries = 256;
+  int max_inflight = 64;
   raft::Unsafe unsafe = raft::Unsafe::kNone;
   LogLevel log_level = LogLevel::kInfo;
 };

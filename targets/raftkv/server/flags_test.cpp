@@ -59,6 +59,8 @@ TEST_CASE("flags: defaults and required flags") {
   CHECK(o.check_quorum);
   CHECK(o.snapshot_entries == 10000);
   CHECK(o.request_timeout_ms == 5000);
+  CHECK(o.max_append_entries == 256);
+  CHECK(o.max_inflight == 64);
   CHECK(o.unsafe == raft::Unsafe::kNone);
   CHECK(o.log_level == srv::LogLevel::kInfo);
 
@@ -84,6 +86,9 @@ TEST_CASE("flags: every flag, both spellings") {
       "--snapshot-entries",
       "77",
       "--request-timeout-ms=1500",
+      "--max-append-entries",
+      "1",
+      "--max-inflight=2",
       "--unsafe",
       "commit-old-terms",
       "--log-level=debug",
@@ -100,6 +105,8 @@ TEST_CASE("flags: every flag, both spellings") {
   CHECK_FALSE(o.check_quorum);
   CHECK(o.snapshot_entries == 77);
   CHECK(o.request_timeout_ms == 1500);
+  CHECK(o.max_append_entries == 1);
+  CHECK(o.max_inflight == 2);
   CHECK(o.unsafe == raft::Unsafe::kCommitOldTerms);
   CHECK(o.log_level == srv::LogLevel::kDebug);
 }

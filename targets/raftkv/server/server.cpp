@@ -72,6 +72,8 @@ std::string Server::Impl::Start() {
   cfg.read_mode = opts.read_mode;
   cfg.follower_lease = raft::Nanos{opts.follower_lease_ms} * 1'000'000;
   cfg.unsafe = opts.unsafe;
+  cfg.max_append_entries = static_cast<std::size_t>(opts.max_append_entries);
+  cfg.max_inflight = static_cast<std::size_t>(opts.max_inflight);
   // Tick several times per heartbeat, at most every 10 ms.
   tick_interval = std::clamp<raft::Nanos>(cfg.heartbeat_interval / 5, 1'000'000,
                                           10'000'000);
