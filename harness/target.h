@@ -25,6 +25,10 @@ struct NodeStatus {
   std::string role;     // "leader", "follower", "candidate", "" if unknown
   long long term = -1;  // -1 if unknown
   std::string leader;   // node name the node believes leads, "" if none
+  // Log positions the node reports (-1 if unknown or not reported; only
+  // raftkv reports them): its commit index and its last log index.
+  long long commit = -1;
+  long long last_index = -1;
 };
 
 class Target {

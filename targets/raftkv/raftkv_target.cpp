@@ -197,6 +197,8 @@ NodeStatus RaftkvTarget::Inspect(const Node& node) {
   status.role = NormalizeRole(StatusField(fields, "role"));
   status.term = ToInt(StatusField(fields, "term"), -1);
   status.leader = NameOfId(ToInt(StatusField(fields, "leader"), 0));
+  status.commit = ToInt(StatusField(fields, "commit"), -1);
+  status.last_index = ToInt(StatusField(fields, "last_index"), -1);
   return status;
 }
 
