@@ -75,6 +75,13 @@ const KnownNames& Known() {
                   "SIGKILL nodes chosen by nemesis.targets (e.g. the "
                   "leader), then the first other node seen voting in the "
                   "election that follows; heals by restarting them",
+                  3},
+                 {"figure8",
+                  "steer a 3-node raftkv cluster through the Raft paper's "
+                  "figure 8 (isolate the leader, let a lonely leader win, "
+                  "bring the old leader back and cut it off again once it "
+                  "reports a commit; nemesis.delay_ms holds peer packets); "
+                  "heals by lifting the cuts and delays",
                   3}},
       .partition_shapes =
           {{"one", "isolate one random node from all others", 2},

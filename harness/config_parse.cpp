@@ -784,6 +784,12 @@ void Parser::ParseTogether(const Item& x, harness::FaultEntry* out,
             "kill-voter cannot be combined with other faults (it "
             "delays, kills and restarts nodes of its own)",
             "put kill-voter in its own entry of nemesis.faults");
+    if (a == "figure8")
+      Error(Item{x.key, x.value[i], x.path + "[" + std::to_string(i) + "]",
+                 x.name},
+            "figure8 cannot be combined with other faults (it delays, "
+            "cuts and pauses nodes of its own)",
+            "put figure8 in its own entry of nemesis.faults");
   }
 }
 
@@ -886,7 +892,7 @@ bool Parser::ParseFaultMember(const Item& it, bool in_group, FaultSettings* out,
   unused("targets", k != "partition");
   unused("partitions", k == "partition");
   unused("partition_mode", k == "partition");
-  unused("delay_ms", k == "delay" || k == "kill-voter");
+  unused("delay_ms", k == "delay" || k == "kill-voter" || k == "figure8");
   unused("loss_probability", k == "loss");
   unused("clock_offset_ms", k == "clock");
   unused("clock_rate", k == "clock");

@@ -238,6 +238,25 @@ void CheckNemesis(const TestSpec& s, const Provenance& prov,
         "remove kill-voter from nemesis.faults, or " + MoreNodes(prov, 3));
   }
 
+  // figure8 (nemesis/figure8.h) plays a 3-node scenario and reads the
+  // commit and last log index only raftkv reports.
+  if (Has(n.faults, "figure8") && nodes != 3) {
+    diag->Add(prov.Blame({"cluster.nodes", "nemesis.faults"}),
+              "figure8 needs exactly 3 nodes (an old leader, a lonely "
+              "leader and the voter they share), but cluster.nodes is " +
+                  std::to_string(nodes),
+              "set cluster.nodes to 3, or remove figure8 from "
+              "nemesis.faults");
+  }
+  if (Has(n.faults, "figure8") && !prov.AnyBad({"target.name"}) &&
+      s.target.name != "raftkv") {
+    diag->Add(prov.Blame({"target.name", "nemesis.faults"}),
+              "figure8 reads each node's commit and last log index, which "
+              "only the raftkv target reports, but target.name is " +
+                  s.target.name,
+              "use target raftkv, or remove figure8 from nemesis.faults");
+  }
+
   const bool hits_nodes =
       Has(target_kinds, "pause") || Has(target_kinds, "kill") ||
       Has(target_kinds, "delay") || Has(target_kinds, "kill-voter");

@@ -19,7 +19,8 @@ namespace faultline::harness {
 // One step of the fault schedule, drawn by the seeded schedule generator.
 struct FaultStep {
   std::string kind;        // "partition", "pause", "kill", "delay",
-                           // "kill-voter", "loss", "clock"
+                           // "kill-voter", "loss", "clock",
+                           // "figure8"
   std::string selector;    // partition shape, or node selector otherwise
   std::uint64_t seed = 0;  // for random choices inside the step
   int delay_ms = 500;      // "delay": how long packets to the chosen nodes

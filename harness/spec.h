@@ -182,7 +182,8 @@ struct FaultEntry {
 
 struct NemesisSpec {
   // [faults] Fault kinds: "partition", "pause", "kill", "delay",
-  // "kill-voter", "loss", "clock". Empty: no faults.
+  // "kill-voter", "loss", "clock", "figure8" (3 raftkv nodes). Empty: no
+  // faults.
   // No duplicates. When the config writes entries as mappings (see
   // `entries`), this lists every kind any entry uses, once, in order.
   std::vector<std::string> faults = {"partition", "pause", "kill"};

@@ -23,6 +23,9 @@ namespace faultline::nemesis {
 
 inline constexpr const char* kPartitionChain = "faultline-part";
 inline constexpr const char* kDelayChain = "faultline-delay";
+// figure8's cuts (nemesis/figure8.cpp); its jump is inserted first in INPUT,
+// ahead of the delay chain's.
+inline constexpr const char* kFigure8Chain = "faultline-fig8";
 
 // The iptables-restore batch (for --noflush) that creates `chain` with
 // `rules` (each a rule spec without "-A <chain>", e.g. "-s 10.0.0.2/32 -j

@@ -78,6 +78,10 @@ NetnsNemesis::NetnsNemesis(harness::Cluster& cluster, harness::Target& target,
                            harness::Ledger& ledger)
     : cluster_(cluster), target_(target), ledger_(ledger) {}
 
+std::string NetnsNemesis::NetdelayPath() const {
+  return FindNetdelay(netdelay_binary_);
+}
+
 std::optional<int> NetnsNemesis::FindLeader() {
   std::optional<int> best;
   long long best_term = -2;
@@ -118,9 +122,13 @@ Status NetnsNemesis::CanStack(const std::string& kind) const {
   auto process = [](const std::string& k) {
     return k == "pause" || k == "kill" || k == "kill-voter";
   };
+  // kill-voter and figure8 (nemesis/figure8.cpp) steer elections with
+  // delays, cuts, kills or pauses of their own: only alone.
+  auto alone = [](const std::string& k) {
+    return k == "kill-voter" || k == "figure8";
+  };
   for (const std::string& k : kinds) {
-    if (k == kind || (process(k) && process(kind)) || k == "kill-voter" ||
-        kind == "kill-voter")
+    if (k == kind || (process(k) && process(kind)) || alone(k) || alone(kind))
       return Fail("nemesis: a " + k + " fault is still active, so " + kind +
                   " cannot start");
   }
@@ -133,6 +141,7 @@ Result<Value> NetnsNemesis::StartKind(const harness::FaultStep& step) {
     return StartProcessFault(step);
   if (step.kind == "delay") return StartDelay(step);
   if (step.kind == "kill-voter") return StartKillVoter(step);
+  if (step.kind == "figure8") return StartFigure8(step);  // figure8.cpp
   if (step.kind == "loss") return StartLoss(step);    // nemesis/loss.cpp
   if (step.kind == "clock") return StartClock(step);  // nemesis/clock.cpp
   return Fail("nemesis: unknown fault kind '" + step.kind + "'");
@@ -538,6 +547,10 @@ Result<Value> NetnsNemesis::StopLocked() {
       if (s.ok()) ledger_.MarkHealed(a.seqs[k]);
     } else if (a.kind == "delay") {
       s = StopDelayOn(k);
+    } else if (a.kind == "figure8") {
+      // Its cuts first (its own chain), then the delay and the ledger mark.
+      s = RemoveChain(node, kFigure8Chain);
+      if (s.ok()) s = StopDelayOn(k);
     } else if (a.kind == "loss") {
       s = StopLossOn(k);
     } else if (a.kind == "clock") {
@@ -551,9 +564,10 @@ Result<Value> NetnsNemesis::StopLocked() {
       done.push_back(a.nodes[k]);
     } else {
       left.push_back(a.nodes[k]);
-      if (a.kind == "partition" || a.kind == "delay" || a.kind == "loss")
+      if (a.kind == "partition" || a.kind == "delay" || a.kind == "loss" ||
+          a.kind == "figure8")
         left_seqs.push_back(a.seqs[k]);
-      if (a.kind == "delay") {
+      if (a.kind == "delay" || a.kind == "figure8") {
         left_pids.push_back(a.pids[k]);
         left_proc_seqs.push_back(a.proc_seqs[k]);
       }
@@ -572,8 +586,8 @@ Result<Value> NetnsNemesis::StopLocked() {
   }
   active_.reset();
   std::sort(done.begin(), done.end());
-  const char* verb = kind == "partition" || kind == "delay" ||
-                             kind == "loss" || kind == "clock"
+  const char* verb = kind == "partition" || kind == "delay" || kind == "loss" ||
+                             kind == "clock" || kind == "figure8"
                          ? "healed"
                      : kind == "pause" ? "resumed"
                                        : "restarted";

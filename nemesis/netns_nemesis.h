@@ -66,6 +66,10 @@ class NetnsNemesis : public harness::Nemesis {
   // candidate of a newer term (vote_watch.h); all restart at Stop:
   // {"kind":"kill-voter","selector":"leader","nodes":["n1"],"term":4,
   //  "voter":"n3","voter_term":5,"polls":12} ("voter": null if none).
+  // "figure8" needs exactly 3 nodes and ignores the selector; it returns
+  // how far the scenario got ("reached") and what the nodes reported,
+  // e.g. {"kind":"figure8","leader":"n1","term":3,...,"reached":
+  // "handover"}; Stop lifts its cuts and delays (figure8.h).
   harness::Result<checkers::Value> Start(
       const harness::FaultStep& step) override;
   // e.g. {"kind":"partition","healed":["n1","n2","n3","n4","n5"]},
@@ -102,6 +106,11 @@ class NetnsNemesis : public harness::Nemesis {
       const harness::FaultStep& s);
   harness::Result<checkers::Value> StartDelay(const harness::FaultStep& s);
   harness::Result<checkers::Value> StartKillVoter(const harness::FaultStep& s);
+  // "figure8" (nemesis/figure8.cpp): the Raft paper's figure-8 sequence on
+  // a 3-node cluster, steered by what the nodes report (figure8.h).
+  harness::Result<checkers::Value> StartFigure8(const harness::FaultStep& s);
+  // The faultline-netdelay executable ("" if not found).
+  std::string NetdelayPath() const;
   harness::Status StartDelayOn(int who, const harness::FaultStep& s,
                                const std::string& binary);
   harness::Status StopDelayOn(std::size_t k);
