@@ -492,10 +492,15 @@ Fig8Outcome Figure8ThreeNodes(bool unsafe) {
   p.ProcessReady(1);  // A applies what it committed
   for (const auto& [i, d] : p.T(1).applied)
     if (i == 3 && d == "W") out.a_applied_w = true;
-  p.Isolate(1);
   p.Heal();
   p.Isolate(1);
-  p.Elect(2);  // wins only if Y lacks A's new-term entries
+  // Y campaigns first: X, still leading term 2, steps down (and grants Y
+  // its vote only if Y holds A's new-term entries)...
+  p.now += 3 * p.MakeConfig(3).election_timeout;
+  p.N(3).Tick(p.now);
+  p.Stabilize();
+  // ...then X campaigns, and wins only if Y lacks them.
+  p.Elect(2);
   p.Stabilize();
   const Entry* e = p.N(3).EntryAt(3);
   if (e != nullptr)
