@@ -164,7 +164,7 @@ Result<Value> NetnsNemesis::StartFigure8(const harness::FaultStep& step) {
       return undo(s.error());
   Poll backlog = PollUntil(
       {*a}, inspect,
-      [&](int, const harness::NodeStatus& s) { return HasBacklog(s, t, 2); },
+      [&](int, const harness::NodeStatus& s) { return HasBacklog(s, t, 3); },
       kBacklogLimit, std::chrono::microseconds(5000));
   if (!backlog.node) return finish("no-backlog");
   out.emplace_back("old_commit", Value::Int(backlog.status.commit));
