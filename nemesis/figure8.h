@@ -6,7 +6,7 @@
 // (Target::Inspect: role, term, leader, commit, last log index).
 //
 // The steps, for leader A of term t and the other nodes B and C:
-//   1. backlog: A, cut off from B and C, holds at least two entries of
+//   1. backlog: A, cut off from B and C, holds at least three entries of
 //      term t that it cannot commit (HasBacklog);
 //   2. lonely leader: B and C elect one of them, X, whose first entries of
 //      the new term must reach nobody: the moment the other, Y, is seen
