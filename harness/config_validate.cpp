@@ -390,7 +390,7 @@ void CheckDockerCluster(const TestSpec& s, const Provenance& prov,
     }
     return;
   }
-  for (const char* fault : {"delay", "kill-voter"}) {
+  for (const char* fault : {"delay", "kill-voter", "figure8"}) {
     if (!Has(s.nemesis.faults, fault) || prov.AnyBad({"nemesis.faults"})) {
       continue;
     }
