@@ -9,9 +9,9 @@
 // (and returns {"kind":"none"} when nothing is active), HealAll heals them
 // all. Start fails when the new fault would act on what an active one holds
 // (CanStack: two of one kind, pause/kill on the same processes, kill-voter
-// with anything). Partition and delay rules live in their own iptables
-// chains (nemesis/iptables_chain.h) and loss rules are commented, so healing
-// one fault never removes another's rules. A Start that fails half-way
+// or figure8 with anything). Partition and delay rules live in their own
+// iptables chains (nemesis/iptables_chain.h) and loss rules are commented, so
+// healing one fault never removes another's rules. A Start that fails half-way
 // undoes what it applied before returning the error.
 // Every iptables change is recorded in the Ledger before it is applied and
 // marked healed after it is undone; pause/kill ledger entries are the

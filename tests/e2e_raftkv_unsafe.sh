@@ -17,10 +17,10 @@ setup_workdir
 # vote-not-persisted campaign is 60 s long and found two leaders in one
 # term within 1-24 s in the measured runs (docs/targets/raftkv.md); 35 s
 # leave a margin over that, so three seeds all missing stays unlikely; its
-# control runs 15 s. commit-old-terms (30 s, figure8) was invalid in 8 of
-# 10 measured runs, with the fault reaching its handover 2-6 times per run;
+# control runs 15 s. commit-old-terms (30 s, figure8) was invalid in 9 of
+# 13 measured runs, with the fault reaching its handover 2-6 times per run;
 # 25 s give it about four tries per seed, its control 10 s (the pair took
-# 68 s with a 15 s control, seed 1 finding it).
+# 50 s, seed 1 finding it).
 declare -A E2E_TIME_LIMIT=([raftkv-vote-not-persisted]=35
                            [raftkv-vote-not-persisted-control]=15
                            [raftkv-commit-old-terms]=25
