@@ -8,6 +8,7 @@
 
 #include "harness/ledger.h"
 #include "harness/process.h"
+#include "harness/remote_factory.h"
 
 namespace faultline::harness {
 namespace {
@@ -126,9 +127,30 @@ void Daemons::ReapLocked(Slot& s) {
   if (s.paused && s.stop_seq != 0 && ledger_ != nullptr) {
     ledger_->MarkHealed(s.stop_seq);  // the stopped process is gone
   }
+  if (s.process_seq != 0 && ledger_ != nullptr) {
+    ledger_->MarkHealed(s.process_seq);  // the remote process is gone
+  }
   s.pid = 0;
   s.paused = false;
   s.stop_seq = 0;
+  s.process_seq = 0;
+}
+
+Result<long> Daemons::RecordRemoteLocked(const Slot& s, const char* kind) {
+  if (ledger_ == nullptr || s.remote->SharesControllerPids()) return 0L;
+  RemoteDescriptor where = s.remote->Descriptor();
+  if (where.empty()) return 0L;  // a Remote heal cannot reach again
+  auto start_time = RemoteProcessStartTime(*s.remote, s.pid);
+  if (!start_time) return Fail(start_time.error());
+  LedgerEntry entry;
+  entry.kind = kind;
+  entry.node = s.node;
+  entry.pid = s.pid;
+  entry.start_time = *start_time;
+  entry.remote = std::move(where);
+  long seq = ledger_->Record(entry);
+  if (seq < 0) return Fail("cannot record it in the fault ledger");
+  return seq;
 }
 
 Status Daemons::Start(const Node& node, const std::string& daemon,
@@ -146,6 +168,14 @@ Status Daemons::Start(const Node& node, const std::string& daemon,
   }
   s.pid = *pid;
   s.ever_started = true;
+  // A process on a node with its own pids: recorded with the node's start
+  // time so `faultline heal` can kill it there (the netns Remote records
+  // its own processes).
+  auto seq = RecordRemoteLocked(s, "process");
+  if (!seq) {
+    return Fail(owner_ + ": start " + Where(node, daemon) + ": " + seq.error());
+  }
+  s.process_seq = *seq;
   return Ok();
 }
 
@@ -176,9 +206,9 @@ Status Daemons::Pause(const Node& node, const std::string& daemon) {
   }
   if (s->paused) return Ok();
   long seq = 0;
-  // A `stop` entry names a pid of the controller's process table; on a node
-  // with its own (SSH) there is none to record, and heal after a crash
-  // cannot resume it (docs/remote.md).
+  // A `stop` entry names the pid and its start time: from the controller's
+  // process table (local, netns) or read on the node, with the Remote's
+  // descriptor (SSH), so `faultline heal` resumes it after a crash.
   if (ledger_ != nullptr && s->remote->SharesControllerPids()) {
     auto start_time = ProcessStartTime(s->pid);
     if (!start_time) {
@@ -194,6 +224,13 @@ Status Daemons::Pause(const Node& node, const std::string& daemon) {
       return Fail(owner_ + ": pause " + Where(node, daemon) +
                   ": cannot record the stop in the fault ledger");
     }
+  } else {
+    auto recorded = RecordRemoteLocked(*s, "stop");
+    if (!recorded) {
+      return Fail(owner_ + ": pause " + Where(node, daemon) + ": " +
+                  recorded.error());
+    }
+    seq = *recorded;
   }
   auto sent = s->remote->Signal(s->pid, SIGSTOP);
   if (!sent) {

@@ -4,10 +4,13 @@
 // holds at most one process at a time.
 //
 //   Start   Remote::Start(argv, log_path, env) on the node (the netns Remote
-//           records a `process` ledger entry). A no-op when the slot's
-//           process is running.
+//           records a `process` ledger entry itself; for a Remote with its
+//           own pids and a descriptor, e.g. SSH, Start records one with the
+//           node's start time and the descriptor, marked healed once the
+//           process is known gone). A no-op when the slot's process runs.
 //   Kill    SIGKILL, then waits (bounded) until the process is gone.
-//   Pause   records a `stop` ledger entry, then SIGSTOP; Resume sends
+//   Pause   records a `stop` ledger entry (with the node's start time and
+//           the descriptor on SSH nodes), then SIGSTOP; Resume sends
 //           SIGCONT and marks the entry healed. When a paused process dies
 //           or is killed, its entry is marked healed too, so `faultline
 //           heal` never signals a pid that may have been reused.
@@ -99,7 +102,8 @@ class Daemons {
     Remote* remote = nullptr;
     pid_t pid = 0;
     bool paused = false;
-    long stop_seq = 0;  // ledger seq of the active `stop` entry, 0 if none
+    long stop_seq = 0;     // ledger seq of the active `stop` entry, 0 if none
+    long process_seq = 0;  // ledger seq of a remote `process` entry, or 0
     bool ever_started = false;
   };
   Slot* FindLocked(const std::string& node, const std::string& daemon);
@@ -107,6 +111,10 @@ class Daemons {
                          const std::string& daemon) const;
   Slot& SlotLocked(const Node& node, const std::string& daemon);
   void ReapLocked(Slot& s);
+  // For a Remote with its own pids and a descriptor: records `kind`
+  // (process / stop) for the slot's pid with the node's start time and the
+  // descriptor; returns the seq, 0 when nothing is to be recorded.
+  Result<long> RecordRemoteLocked(const Slot& s, const char* kind);
   std::string Where(const Node& node, const std::string& daemon) const;
 
   const std::string owner_;

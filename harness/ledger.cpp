@@ -19,8 +19,10 @@
 #include <thread>
 
 #include "harness/clock.h"
+#include "harness/ledger_remote.h"
 #include "harness/netns.h"
 #include "harness/process.h"
+#include "harness/remote_factory.h"
 
 namespace faultline::harness {
 namespace {
@@ -39,6 +41,8 @@ std::string ToJsonLine(const LedgerEntry& e) {
   if (e.pid != 0) j["pid"] = e.pid;
   if (e.start_time != 0) j["start_time"] = e.start_time;
   if (e.ref != 0) j["ref"] = e.ref;
+  if (!e.remote.empty())
+    j["remote"] = Json::parse(RemoteDescriptorToJson(e.remote));
   j["unix_ms"] = std::chrono::duration_cast<std::chrono::milliseconds>(
                      std::chrono::system_clock::now().time_since_epoch())
                      .count();
@@ -66,6 +70,11 @@ bool FromJsonLine(const std::string& line, LedgerEntry* out) {
     e.start_time = j["start_time"].get<unsigned long long>();
   if (j.contains("ref") && j["ref"].is_number_integer())
     e.ref = j["ref"].get<long>();
+  if (j.contains("remote") && j["remote"].is_object()) {
+    auto remote = RemoteDescriptorFromJson(j["remote"].dump());
+    if (!remote) return false;
+    e.remote = std::move(*remote);
+  }
   *out = std::move(e);
   return true;
 }
@@ -296,7 +305,10 @@ Result<std::vector<LedgerEntry>> ReadLedger(const std::string& path) {
   return entries;
 }
 
-Status UndoLedgerEntry(const LedgerEntry& e, std::vector<std::string>* log) {
+namespace {
+
+// UndoLedgerEntry for an entry of the controller's own host (no `remote`).
+Status UndoLocalEntry(const LedgerEntry& e, std::vector<std::string>* log) {
   const std::string who = e.node.empty() ? "" : " (" + e.node + ")";
   if (e.kind == "stop" || e.kind == "process") {
     const bool is_stop = e.kind == "stop";
@@ -407,6 +419,19 @@ Status UndoLedgerEntry(const LedgerEntry& e, std::vector<std::string>* log) {
   return Ok();
 }
 
+Status UndoWith(const LedgerEntry& e, RemoteCache& remotes,
+                std::vector<std::string>* log) {
+  if (!e.remote.empty()) return UndoRemoteLedgerEntry(e, remotes, log);
+  return UndoLocalEntry(e, log);
+}
+
+}  // namespace
+
+Status UndoLedgerEntry(const LedgerEntry& e, std::vector<std::string>* log) {
+  RemoteCache remotes;
+  return UndoWith(e, remotes, log);
+}
+
 Status HealLedger(const std::string& path, std::vector<std::string>* log) {
   std::ifstream in(path);
   if (!in) return Fail("ledger: cannot read " + path);
@@ -447,6 +472,7 @@ Status UndoLedgerEntries(std::vector<LedgerEntry> todo,
     }
   };
   bool killed_namespaces = false;
+  RemoteCache remotes;
   for (const auto& e : todo) {
     // Before veths go: kill every process in the namespaces.
     if (!killed_namespaces && Rank(e.kind) > Rank("process")) {
@@ -454,7 +480,7 @@ Status UndoLedgerEntries(std::vector<LedgerEntry> todo,
       for (const auto& n : todo)
         if (n.kind == "netns") note(KillNetnsPids(n.name, log));
     }
-    note(UndoLedgerEntry(e, log));
+    note(UndoWith(e, remotes, log));
   }
   if (!errors.empty()) return Fail(errors);
   return Ok();

@@ -21,6 +21,17 @@
 //   healed   {seq}               the entry `seq` was undone by the run
 //   closed   {}                  the run ended and healed itself
 //
+// Entries for a node with its own process table (SSH) also carry `remote`,
+// a RemoteDescriptor (harness/remote_descriptor.h), and are undone on that
+// node through a Remote opened from it (harness/remote_factory.h):
+//   process/stop  pid and start_time are the node's; the start time is read
+//                 over the Remote (field 22 of /proc/<pid>/stat) and must
+//                 still match before SIGKILL / SIGCONT is sent there
+//   iptables      `iptables -w -F` on the node (netns is empty)
+//   dir/faketime  `rm -rf` of the node path, same name rules as above
+// A node that cannot be reached makes the heal fail (the run stays listed
+// as active, so a later heal retries).
+//
 // Active runs are also listed in an index directory (default
 // /run/faultline/active, one file per run id holding the ledger's path), so
 // `faultline heal --all` finds runs whose store directory it is not told.
@@ -35,6 +46,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/remote_descriptor.h"
 #include "harness/result.h"
 
 namespace faultline::harness {
@@ -47,7 +59,8 @@ struct LedgerEntry {
   std::string node;   // for humans
   pid_t pid = 0;
   unsigned long long start_time = 0;
-  long ref = 0;  // healed: the seq it undoes
+  long ref = 0;             // healed: the seq it undoes
+  RemoteDescriptor remote;  // empty: the controller's own host/namespaces
 };
 
 std::string DefaultActiveIndexDir();  // "/run/faultline/active"

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "harness/process.h"
+#include "harness/remote_descriptor.h"
 #include "harness/result.h"
 
 namespace faultline::harness {
@@ -43,6 +44,11 @@ class Remote {
   // pid and its start time read on the controller identify the node's
   // process, e.g. in a fault-ledger entry that `faultline heal` acts on.
   virtual bool SharesControllerPids() const { return true; }
+
+  // How a fresh process (`faultline heal`) reaches this node again; empty
+  // (kind "") when the node's pids are the controller's. Ledger entries of
+  // a Remote with a non-empty descriptor carry it (harness/ledger.h).
+  virtual RemoteDescriptor Descriptor() const { return {}; }
 
   // Copies a file between the controller and the node.
   virtual Status Upload(const std::string& local,

@@ -146,6 +146,29 @@ SshRemote::SshRemote(SshOptions options) : options_(std::move(options)) {
 
 SshRemote::~SshRemote() = default;
 
+RemoteDescriptor SshRemote::Descriptor() const {
+  RemoteDescriptor d;
+  d.kind = "ssh";
+  d.host = options_.host;
+  d.port = options_.port;
+  d.user = options_.user;
+  d.key = options_.key_path;
+  d.known_hosts = options_.known_hosts;
+  switch (options_.host_key_policy) {
+    case HostKeyPolicy::kStrict:
+      d.host_key_policy = "strict";
+      break;
+    case HostKeyPolicy::kAcceptNew:
+      d.host_key_policy = "accept-new";
+      break;
+    case HostKeyPolicy::kOff:
+      d.host_key_policy = "off";
+      break;
+  }
+  d.sudo = options_.sudo;
+  return d;
+}
+
 int SshRemote::sessions_opened() const {
   std::lock_guard<std::mutex> lock(mu_);
   return opened_;

@@ -107,6 +107,9 @@ class SshRemote : public Remote {
   Status Signal(pid_t pid, int sig) override;
   // Pids are the remote host's: never recorded in the controller's ledger.
   bool SharesControllerPids() const override { return false; }
+  // kind "ssh" with this Remote's host, port, user, key, known_hosts, host
+  // key policy and sudo.
+  RemoteDescriptor Descriptor() const override;
   bool Alive(pid_t pid) override;
   Status Upload(const std::string& local, const std::string& remote) override;
   Status Download(const std::string& remote, const std::string& local) override;

@@ -1,0 +1,151 @@
+#include "harness/ledger_remote.h"
+
+#include <signal.h>
+
+#include <chrono>
+#include <thread>
+
+#include "harness/remote_factory.h"
+
+namespace faultline::harness {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void Log(std::vector<std::string>* log, std::string line) {
+  if (log) log->push_back(std::move(line));
+}
+
+std::string Where(const LedgerEntry& e) {
+  std::string s = e.remote.kind + " " + e.remote.host;
+  if (!e.node.empty()) s += " (" + e.node + ")";
+  return s;
+}
+
+std::string Describe(const CommandResult& r) {
+  std::string msg = !r.error.empty() ? r.error : r.err;
+  while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' '))
+    msg.pop_back();
+  if (msg.empty()) msg = "exit " + std::to_string(r.exit_code);
+  return msg;
+}
+
+// The pid's start time on the node: a value, 0 when the process is gone, or
+// an error when the node could not be asked.
+Result<unsigned long long> StartTimeOnNode(Remote& remote, pid_t pid) {
+  CommandOptions options;
+  options.timeout = std::chrono::milliseconds(10000);
+  auto r =
+      remote.Run({"cat", "/proc/" + std::to_string(pid) + "/stat"}, options);
+  if (!r.error.empty()) return Fail(r.error);
+  if (!r.ok()) return 0ULL;  // no such process
+  auto st = ParseStatStartTime(r.out);
+  if (!st) return Fail("pid " + std::to_string(pid) + ": " + st.error());
+  return *st;
+}
+
+// rm -rf of `path` on the node when its name passes `allowed`.
+Status RemoveOnNode(const LedgerEntry& e, Remote& remote,
+                    std::vector<std::string>* log) {
+  auto r = remote.Run({"rm", "-rf", "--", e.name});
+  if (!r.ok())
+    return Fail("rm -rf " + e.name + " on " + Where(e) + ": " + Describe(r));
+  Log(log, "rm -r " + e.name + " on " + Where(e));
+  return Ok();
+}
+
+bool StartsWithFaultline(const std::string& s) {
+  return s.rfind("faultline-", 0) == 0;
+}
+
+// Last and second-to-last path components.
+std::string Base(const std::string& p) {
+  std::string s = p;
+  while (s.size() > 1 && s.back() == '/') s.pop_back();
+  auto slash = s.rfind('/');
+  return slash == std::string::npos ? s : s.substr(slash + 1);
+}
+std::string Parent(const std::string& p) {
+  std::string s = p;
+  while (s.size() > 1 && s.back() == '/') s.pop_back();
+  auto slash = s.rfind('/');
+  return slash == std::string::npos ? "" : s.substr(0, slash);
+}
+
+}  // namespace
+
+Result<Remote*> RemoteCache::Get(const RemoteDescriptor& d) {
+  const std::string key = RemoteDescriptorToJson(d);
+  if (auto it = open_.find(key); it != open_.end()) return it->second.get();
+  if (auto it = failed_.find(key); it != failed_.end()) return Fail(it->second);
+  auto remote = OpenRemote(d);
+  if (!remote) {
+    failed_[key] = remote.error();
+    return Fail(remote.error());
+  }
+  Remote* raw = remote->get();
+  open_[key] = std::move(*remote);
+  return raw;
+}
+
+Status UndoRemoteLedgerEntry(const LedgerEntry& e, RemoteCache& remotes,
+                             std::vector<std::string>* log) {
+  if (e.kind == "healed" || e.kind == "closed") return Ok();
+  auto opened = remotes.Get(e.remote);
+  if (!opened)
+    return Fail("cannot reach " + Where(e) + " to undo " + e.kind + ": " +
+                opened.error());
+  Remote& remote = **opened;
+  if (e.kind == "stop" || e.kind == "process") {
+    const bool is_stop = e.kind == "stop";
+    const std::string pid = "pid " + std::to_string(e.pid) + " on " + Where(e);
+    if (e.pid <= 0) return Ok();
+    auto st = StartTimeOnNode(remote, e.pid);
+    if (!st) return Fail(pid + ": " + st.error());
+    if (*st == 0 || *st != e.start_time) {
+      Log(log, pid + " gone or reused; nothing to " +
+                   (is_stop ? "continue" : "kill"));
+      return Ok();
+    }
+    Status sent = remote.Signal(e.pid, is_stop ? SIGCONT : SIGKILL);
+    if (!sent)
+      return Fail((is_stop ? "SIGCONT " : "SIGKILL ") + pid + ": " +
+                  sent.error());
+    Log(log, (is_stop ? "SIGCONT " : "SIGKILL ") + pid);
+    if (is_stop) return Ok();
+    const auto deadline = Clock::now() + std::chrono::milliseconds(5000);
+    while (remote.Alive(e.pid)) {
+      if (Clock::now() >= deadline) return Fail(pid + " survived SIGKILL");
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return Ok();
+  }
+  if (e.kind == "iptables") {
+    auto r = remote.Run({"iptables", "-w", "-F"});
+    if (!r.ok()) return Fail("iptables -F on " + Where(e) + ": " + Describe(r));
+    Log(log, "iptables -F on " + Where(e));
+    return Ok();
+  }
+  if (e.kind == "dir") {
+    if (!StartsWithFaultline(Base(e.name))) {
+      Log(log, "not removing " + e.name + " on " + Where(e) +
+                   ": not a faultline- scratch dir");
+      return Ok();
+    }
+    return RemoveOnNode(e, remote, log);
+  }
+  if (e.kind == "faketime") {
+    if (Base(e.name) != "faketime" ||
+        !StartsWithFaultline(Base(Parent(e.name)))) {
+      Log(log, "not removing " + e.name + " on " + Where(e) +
+                   ": not a faultline-*/faketime dir");
+      return Ok();
+    }
+    return RemoveOnNode(e, remote, log);
+  }
+  Log(log, "ledger entry kind '" + e.kind + "' (seq " + std::to_string(e.seq) +
+               ") has no undo on " + Where(e) + "; skipped");
+  return Ok();
+}
+
+}  // namespace faultline::harness
