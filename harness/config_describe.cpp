@@ -326,19 +326,39 @@ std::string DescribeSpec(const TestSpec& s) {
   if (s.expect) o += "expect: " + Quote(*s.expect) + "\n";
   o += "cluster:\n";
   o += "  provider: " + Quote(s.cluster.provider) + "\n";
-  o += "  nodes: " + std::to_string(s.cluster.nodes) + "\n";
-  o += "  subnet: " + Quote(s.cluster.subnet) + "\n";
-  // provider: docker
-  if (!s.cluster.containers.empty()) {
-    o += "  containers: " + Flow(s.cluster.containers, true) + "\n";
+  if (s.cluster.provider == "ssh") {
+    // --- provider: ssh
+    const ClusterSpec& c = s.cluster;
+    o += "  nodes:\n";
+    for (const SshHostSpec& h : c.hosts)
+      o += "    - {name: " + Quote(h.name) + ", address: " + Quote(h.address) +
+           "}\n";
+    o += "  user: " + Quote(c.user) + "\n";
+    if (!c.key.empty()) o += "  key: " + Quote(c.key) + "\n";
+    o += "  port: " + std::to_string(c.port) + "\n";
+    if (!c.known_hosts.empty())
+      o += "  known_hosts: " + Quote(c.known_hosts) + "\n";
+    o += "  host_key_policy: " + Quote(c.host_key_policy) + "\n";
+    o += std::string("  sudo: ") + (c.sudo ? "true" : "false") + "\n";
+    if (!c.controller_ip.empty())
+      o += "  controller_ip: " + Quote(c.controller_ip) + "\n";
+    o += "  work_dir: " + Quote(c.work_dir) + "\n";
+    // --- end provider: ssh
+  } else {
+    o += "  nodes: " + std::to_string(s.cluster.nodes) + "\n";
+    o += "  subnet: " + Quote(s.cluster.subnet) + "\n";
+    // provider: docker
+    if (!s.cluster.containers.empty()) {
+      o += "  containers: " + Flow(s.cluster.containers, true) + "\n";
+    }
+    if (!s.cluster.docker_host.empty()) {
+      o += "  docker_host: " + Quote(s.cluster.docker_host) + "\n";
+    }
+    if (!s.cluster.network.empty()) {
+      o += "  network: " + Quote(s.cluster.network) + "\n";
+    }
+    // end provider: docker
   }
-  if (!s.cluster.docker_host.empty()) {
-    o += "  docker_host: " + Quote(s.cluster.docker_host) + "\n";
-  }
-  if (!s.cluster.network.empty()) {
-    o += "  network: " + Quote(s.cluster.network) + "\n";
-  }
-  // end provider: docker
   o += "target:\n";
   o += "  name: " + Quote(s.target.name) + "\n";
   if (s.target.name == "raftkv") {

@@ -37,6 +37,18 @@ const std::vector<std::pair<std::string, std::string>>& AllKeys() {
       {"cluster", "docker_host"},
       {"cluster", "network"},
       // end provider: docker
+      // provider: ssh
+      {"cluster", "user"},
+      {"cluster", "key"},
+      {"cluster", "port"},
+      {"cluster", "known_hosts"},
+      {"cluster", "host_key_policy"},
+      {"cluster", "sudo"},
+      {"cluster", "controller_ip"},
+      {"cluster", "work_dir"},
+      {"cluster.nodes[]", "name"},
+      {"cluster.nodes[]", "address"},
+      // end provider: ssh
       {"target", "pre_vote"},
       {"target", "heartbeat_ms"},
       {"target", "election_timeout_ms"},
@@ -113,6 +125,9 @@ class Parser : public YamlReader {
   static bool IsDockerName(const std::string& s);
   void DockerContainers(const Item& x);
   void DockerHost(const Item& x);
+  // provider: ssh: `nodes` as a list of hosts, and the ssh-only keys.
+  void SshHosts(const Item& it);
+  std::vector<FieldDef> SshFields();
   void Target(const Item& it);
   std::vector<FieldDef> EtcdFields();
   std::vector<FieldDef> RaftkvFields();
@@ -145,83 +160,87 @@ class Parser : public YamlReader {
 void Parser::Cluster(const Item& it) {
   Record(it);
   ClusterSpec& c = spec_->cluster;
-  WalkMap(it.value, "cluster", ValueOrigin(it),
-          {
-              {"provider",
-               [&](const Item& x) {
-                 static const std::vector<KnownName> kProviders = {
-                     {"netns", "network namespaces on this machine", 1},
-                     {"docker", "running containers (docs/docker.md)", 1}};
-                 Enum(x, kProviders, "cluster provider", &c.provider);
-               }},
-              {"nodes",
-               [&](const Item& x) {
-                 Int(x, 1, 9, &c.nodes,
-                     "faultline runs 1 to 9 nodes; etcd is usually tested "
-                     "with 3 or 5");
-               }},
-              {"subnet",
-               [&](const Item& x) {
-                 std::string text;
-                 if (!Text(x, false, &text)) return;
-                 auto cidr = ParseCidr(text);
-                 if (!cidr) {
-                   Error(x, "expected an IPv4 network like 10.77.0.0/24, got " +
-                                Got(x.value));
-                   return;
-                 }
-                 const std::uint32_t a = cidr->address;
-                 const bool is_private = (a >> 24) == 10 ||
-                                         (a >> 20) == ((172u << 4) | 1u) ||
-                                         (a >> 16) == ((192u << 8) | 168u);
-                 if (!is_private) {
-                   Error(x,
-                         text +
-                             " is not a private network; expected a "
-                             "subnet of 10.0.0.0/8, 172.16.0.0/12 or "
-                             "192.168.0.0/16",
-                         "faultline only creates networks on private "
-                         "addresses, e.g. `subnet: 10.77.0.0/24`");
-                   return;
-                 }
-                 if (cidr->prefix < 16 || cidr->prefix > 29) {
-                   Error(x,
-                         "prefix /" + std::to_string(cidr->prefix) +
-                             " is out of range; expected /16 to /29",
-                         "e.g. `subnet: 10.77.0.0/24`");
-                   return;
-                 }
-                 const std::uint32_t mask = ~std::uint32_t{0}
-                                            << (32 - cidr->prefix);
-                 if ((a & ~mask) != 0) {
-                   Cidr net{a & mask, cidr->prefix};
-                   Error(x,
-                         text +
-                             " has host bits set; a subnet is written "
-                             "with its network address",
-                         "did you mean " + FormatCidr(net) + "?");
-                   return;
-                 }
-                 c.subnet = text;
-               }},
-              // provider: docker
-              {"containers", [&](const Item& x) { DockerContainers(x); }},
-              {"docker_host", [&](const Item& x) { DockerHost(x); }},
-              {"network",
-               [&](const Item& x) {
-                 std::string text;
-                 if (!Text(x, false, &text)) return;
-                 if (!IsDockerName(text)) {
-                   Error(x,
-                         "'" + Shorten(text) + "' is not a docker network name",
-                         "letters, digits and _ . - (not first), e.g. "
-                         "`network: faultline`");
-                   return;
-                 }
-                 c.network = text;
-               }},
-              // end provider: docker
-          });
+  std::vector<FieldDef> fields = {
+      {"provider",
+       [&](const Item& x) {
+         static const std::vector<KnownName> kProviders = {
+             {"netns", "network namespaces on this machine", 1},
+             {"docker", "running containers (docs/docker.md)", 1},
+             {"ssh", "hosts reached over SSH (docs/remote.md)", 1}};
+         Enum(x, kProviders, "cluster provider", &c.provider);
+       }},
+      {"nodes",
+       [&](const Item& x) {
+         if (x.value.IsSequence()) {
+           SshHosts(x);
+           return;
+         }
+         Int(x, 1, 9, &c.nodes,
+             "faultline runs 1 to 9 nodes; etcd is usually tested "
+             "with 3 or 5");
+       }},
+      {"subnet",
+       [&](const Item& x) {
+         std::string text;
+         if (!Text(x, false, &text)) return;
+         auto cidr = ParseCidr(text);
+         if (!cidr) {
+           Error(x, "expected an IPv4 network like 10.77.0.0/24, got " +
+                        Got(x.value));
+           return;
+         }
+         const std::uint32_t a = cidr->address;
+         const bool is_private = (a >> 24) == 10 ||
+                                 (a >> 20) == ((172u << 4) | 1u) ||
+                                 (a >> 16) == ((192u << 8) | 168u);
+         if (!is_private) {
+           Error(x,
+                 text +
+                     " is not a private network; expected a "
+                     "subnet of 10.0.0.0/8, 172.16.0.0/12 or "
+                     "192.168.0.0/16",
+                 "faultline only creates networks on private "
+                 "addresses, e.g. `subnet: 10.77.0.0/24`");
+           return;
+         }
+         if (cidr->prefix < 16 || cidr->prefix > 29) {
+           Error(x,
+                 "prefix /" + std::to_string(cidr->prefix) +
+                     " is out of range; expected /16 to /29",
+                 "e.g. `subnet: 10.77.0.0/24`");
+           return;
+         }
+         const std::uint32_t mask = ~std::uint32_t{0} << (32 - cidr->prefix);
+         if ((a & ~mask) != 0) {
+           Cidr net{a & mask, cidr->prefix};
+           Error(x,
+                 text +
+                     " has host bits set; a subnet is written "
+                     "with its network address",
+                 "did you mean " + FormatCidr(net) + "?");
+           return;
+         }
+         c.subnet = text;
+       }},
+      // provider: docker
+      {"containers", [&](const Item& x) { DockerContainers(x); }},
+      {"docker_host", [&](const Item& x) { DockerHost(x); }},
+      {"network",
+       [&](const Item& x) {
+         std::string text;
+         if (!Text(x, false, &text)) return;
+         if (!IsDockerName(text)) {
+           Error(x, "'" + Shorten(text) + "' is not a docker network name",
+                 "letters, digits and _ . - (not first), e.g. "
+                 "`network: faultline`");
+           return;
+         }
+         c.network = text;
+       }},
+      // end provider: docker
+  };
+  for (FieldDef& f : SshFields()) fields.push_back(std::move(f));
+  WalkMap(it.value, "cluster", ValueOrigin(it), fields);
   // provider: docker: without `nodes`, the container list sets the size.
   if (!c.containers.empty() && prov_->at.count("cluster.nodes") == 0 &&
       prov_->bad.count("cluster.containers") == 0) {
@@ -286,6 +305,130 @@ void Parser::DockerHost(const Item& x) {
         "unix:///run/docker.sock` or `tcp://10.0.0.5:2375`");
 }
 // --- end provider: docker --------------------------------------------------
+
+// --- provider: ssh ----------------------------------------------------------
+
+void Parser::SshHosts(const Item& it) {
+  ClusterSpec& c = spec_->cluster;
+  const YAML::Node& v = it.value;
+  Record(it);
+  if (v.size() < 1 || v.size() > 9) {
+    Error(it, "expected 1 to 9 hosts, got " + std::to_string(v.size()),
+          "list each node once, e.g. `nodes: [10.0.0.2, 10.0.0.3, 10.0.0.4]`");
+    return;
+  }
+  static const std::regex kName("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}");
+  static const std::regex kAddress("[A-Za-z0-9][A-Za-z0-9.:-]{0,252}");
+  std::vector<SshHostSpec> hosts;
+  bool ok = true;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    Item elem{it.key, v[i], it.path + "[" + std::to_string(i) + "]", it.name};
+    SshHostSpec h;
+    h.name = "n" + std::to_string(i + 1);
+    if (v[i].IsScalar()) {
+      if (!Text(elem, false, &h.address)) {
+        ok = false;
+        continue;
+      }
+    } else if (v[i].IsMap()) {
+      WalkMap(
+          v[i], "cluster.nodes[]", ValueOrigin(elem),
+          {{"name", [&](const Item& x) { Text(x, false, &h.name); }},
+           {"address", [&](const Item& x) { Text(x, false, &h.address); }}});
+      if (h.address.empty()) {
+        Error(elem, "a host needs an `address`",
+              "e.g. `{name: n1, address: 10.0.0.2}` or just `10.0.0.2`");
+        ok = false;
+        continue;
+      }
+    } else {
+      Error(elem,
+            "expected an address or `{name: ..., address: ...}`, got " +
+                Got(v[i]),
+            "e.g. `- 10.0.0.2` or `- {name: n1, address: 10.0.0.2}`");
+      ok = false;
+      continue;
+    }
+    if (!std::regex_match(h.name, kName)) {
+      Error(elem, "node name `" + Shorten(h.name) + "` is not a plain name",
+            "use letters, digits, '-', '_' and '.', e.g. `n1`");
+      ok = false;
+      continue;
+    }
+    if (!std::regex_match(h.address, kAddress)) {
+      Error(elem, "`" + Shorten(h.address) + "` is not a host address",
+            "an IPv4 address like 10.0.0.2 or a host name");
+      ok = false;
+      continue;
+    }
+    for (const SshHostSpec& other : hosts) {
+      if (other.name == h.name || other.address == h.address) {
+        Error(elem,
+              other.name == h.name ? "node name `" + h.name + "` is used twice"
+                                   : "address " + h.address + " is used twice",
+              "every node needs its own name and address");
+        ok = false;
+      }
+    }
+    hosts.push_back(std::move(h));
+  }
+  if (!ok) {
+    prov_->bad.insert(it.path);
+    return;
+  }
+  c.hosts = std::move(hosts);
+  c.nodes = static_cast<int>(c.hosts.size());
+  prov_->at["cluster.hosts"] = ValueOrigin(it);
+}
+
+std::vector<FieldDef> Parser::SshFields() {
+  ClusterSpec& c = spec_->cluster;
+  auto path = [this](const Item& x, std::string* out) {
+    if (!Text(x, false, out)) return;
+    if (out->front() != '/' && out->front() != '~') {
+      Error(x, "expected an absolute path, got `" + Shorten(*out) + "`",
+            "e.g. `" + x.name + ": /root/.ssh/id_ed25519`");
+    }
+  };
+  return {
+      {"user", [&](const Item& x) { Text(x, false, &c.user); }},
+      {"key", [path, &c](const Item& x) { path(x, &c.key); }},
+      {"port",
+       [&](const Item& x) {
+         Int(x, 1, 65535, &c.port, "sshd listens on 22 unless told otherwise");
+       }},
+      {"known_hosts", [path, &c](const Item& x) { path(x, &c.known_hosts); }},
+      {"host_key_policy",
+       [&](const Item& x) {
+         static const std::vector<KnownName> kPolicies = {
+             {"strict", "the host key must be in known_hosts", 1},
+             {"accept-new", "unknown hosts are added, changed keys refused", 1},
+             {"off", "any host key is accepted (tests only)", 1}};
+         Enum(x, kPolicies, "host key policy", &c.host_key_policy);
+       }},
+      {"sudo", [&](const Item& x) { Bool(x, &c.sudo); }},
+      {"controller_ip",
+       [&](const Item& x) { Text(x, false, &c.controller_ip); }},
+      {"work_dir",
+       [&](const Item& x) {
+         std::string dir;
+         if (!Text(x, false, &dir)) return;
+         if (dir.front() != '/' || dir.find("..") != std::string::npos ||
+             dir.find_first_of(" '\"\\$`\n") != std::string::npos) {
+           Error(x,
+                 "expected an absolute path without `..`, spaces or quotes, "
+                 "got `" +
+                     Shorten(dir) + "`",
+                 "e.g. `work_dir: /tmp`; a run works in "
+                 "<work_dir>/faultline-<run id>");
+           return;
+         }
+         c.work_dir = dir;
+       }},
+  };
+}
+
+// --- end provider: ssh ------------------------------------------------------
 
 void Parser::ReservedFlags(const Item& x, const std::vector<std::string>& args,
                            const std::set<std::string>& reserved,

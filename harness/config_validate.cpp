@@ -344,8 +344,78 @@ void CheckLossAndClock(const TestSpec& s, const Provenance& prov,
   }
 }
 
+// --- provider: ssh ----------------------------------------------------------
+// `nodes` as a list of hosts and the ssh-only keys belong to provider ssh;
+// `subnet` to netns; ssh needs the list; `--nodes` cannot resize it. Returns
+// true when the cluster is an ssh one (the netns subnet rules then do not
+// apply).
+bool CheckSshCluster(const TestSpec& s, const Provenance& prov,
+                     Diagnostics* diag) {
+  const ClusterSpec& c = s.cluster;
+  if (prov.AnyBad({"cluster.provider"})) return true;
+  static const char* const kSshKeys[] = {
+      "user", "key",           "port",    "known_hosts", "host_key_policy",
+      "sudo", "controller_ip", "work_dir"};
+  if (c.provider != "ssh") {
+    const Origin hosts_at = prov.Of("cluster.hosts");
+    if (hosts_at.from_file()) {
+      diag->Add(hosts_at,
+                "cluster.nodes is a list of hosts, but cluster.provider is " +
+                    c.provider + ", which creates its own nodes",
+                "set `provider: ssh` to use these hosts, or give a count, "
+                "e.g. `nodes: 3`");
+    }
+    for (const char* key : kSshKeys) {
+      const Origin at = prov.Of(std::string("cluster.") + key);
+      if (!at.from_file()) continue;
+      diag->Add(at,
+                std::string("cluster.") + key +
+                    " is a key of provider ssh, but cluster.provider is " +
+                    c.provider,
+                std::string("set `provider: ssh` or remove `") + key + "`");
+    }
+    return false;
+  }
+  if (prov.Of("cluster.subnet").from_file()) {
+    diag->Add(prov.Of("cluster.subnet"),
+              "cluster.subnet is for provider netns; ssh nodes keep the "
+              "addresses listed in cluster.nodes",
+              "remove `subnet`");
+  }
+  if (prov.AnyBad({"cluster.nodes"})) return true;
+  if (c.hosts.empty()) {
+    diag->Add(prov.Blame({"cluster.nodes", "cluster.provider"}),
+              "provider ssh needs cluster.nodes as a list of the hosts to "
+              "reach, not a count",
+              "e.g. `nodes: [10.0.0.2, 10.0.0.3, 10.0.0.4]` or `nodes: "
+              "[{name: n1, address: 10.0.0.2}, ...]`");
+    return true;
+  }
+  for (const char* fault : {"delay", "kill-voter"}) {
+    if (!Has(s.nemesis.faults, fault) || prov.AnyBad({"nemesis.faults"}))
+      continue;
+    diag->Add(prov.Blame({"nemesis.faults", "cluster.provider"}),
+              std::string("the ") + fault +
+                  " fault is not available on ssh nodes: it needs the "
+                  "faultline-netdelay daemon, which runs on the controller "
+                  "inside the nodes' namespaces (docs/faults.md)",
+              std::string("remove `") + fault +
+                  "` from nemesis.faults, or use provider netns");
+  }
+  const Origin nodes_at = prov.Of("cluster.nodes");
+  if (nodes_at.from_flag() && c.nodes != static_cast<int>(c.hosts.size())) {
+    diag->Add(nodes_at,
+              "the ssh cluster has the " + std::to_string(c.hosts.size()) +
+                  " hosts listed in cluster.nodes; --nodes cannot change that",
+              "drop --nodes, or edit the host list");
+  }
+  return true;
+}
+// --- end provider: ssh ------------------------------------------------------
+
 void CheckCluster(const TestSpec& s, const Provenance& prov,
                   Diagnostics* diag) {
+  if (CheckSshCluster(s, prov, diag)) return;
   if (prov.AnyBad({"cluster.subnet", "cluster.nodes"})) return;
   auto cidr = ParseCidr(s.cluster.subnet);
   if (!cidr) return;  // the default always parses; a bad value is flagged

@@ -15,13 +15,23 @@
 
 namespace faultline::harness {
 
+// One node of an ssh cluster ([nodes] as a list): `{name: n1, address:
+// 10.0.0.2}` or just the address (name then n<position>).
+struct SshHostSpec {
+  std::string name;     // [name] letters, digits, '-', '_', '.'; unique
+  std::string address;  // [address] IPv4 address or host name; unique
+  bool operator==(const SshHostSpec&) const = default;
+};
+
 struct ClusterSpec {
-  std::string provider = "netns";       // [provider] only "netns" for now
-  int nodes = 5;                        // [nodes] 1..9 (etcd: odd sizes)
+  std::string provider = "netns";       // [provider] netns | ssh | docker
+  int nodes = 5;                        // [nodes] 1..9 (etcd: odd sizes);
+                                        // for ssh: the length of `hosts`
   std::string subnet = "10.77.0.0/24";  // [subnet] private IPv4 /16../29,
                                         // network address (host bits zero).
                                         // Node i (0-based) gets host i+1, the
                                         // controller the last usable host.
+                                        // netns only.
   // --- provider: docker (docs/docker.md); every key below is docker-only ---
   // [containers] the container of node i (named n<i+1>); empty = the
   // compose file's names faultline-n1 .. faultline-n<nodes>. When given,
@@ -33,6 +43,22 @@ struct ClusterSpec {
   std::string network;      // [network] the docker network whose addresses
                             // the nodes use ("" = each container's only one)
   // --- end provider: docker ------------------------------------------------
+  // --- provider: ssh (docs/remote.md); every key below is ssh-only --------
+  std::vector<SshHostSpec> hosts;  // [nodes] as a list; required for ssh
+  std::string user = "root";       // [user] login user on every node
+  std::string key;                 // [key] private key file; "" = agent and
+                                   // ~/.ssh default keys
+  int port = 22;                   // [port] 1..65535
+  std::string known_hosts;         // [known_hosts] "" = ~/.ssh/known_hosts
+  std::string host_key_policy = "strict";  // [host_key_policy] strict |
+                                           // accept-new | off
+  bool sudo = false;              // [sudo] every command under `sudo -n`
+  std::string controller_ip;      // [controller_ip] the controller's address
+                                  // as the nodes reach it ("" = unknown)
+  std::string work_dir = "/tmp";  // [work_dir] absolute directory on the
+                                  // nodes; a run uses and removes
+                                  // <work_dir>/faultline-<run id>
+  // --- end provider: ssh ---------------------------------------------------
   bool operator==(const ClusterSpec&) const = default;
 };
 
