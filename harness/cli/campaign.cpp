@@ -19,6 +19,7 @@
 #include "harness/journal.h"
 #include "harness/ledger.h"
 #include "harness/netns.h"
+#include "harness/ssh_cluster.h"
 #include "harness/store.h"
 #include "nemesis/schedule.h"
 #include "reports/junit.h"
@@ -126,6 +127,11 @@ std::string Preflight(const harness::TestSpec& spec) {
     return "the docker CLI is missing; install docker.io (the cluster's "
            "containers must already run, docs/docker.md)";
   }
+  if (spec.cluster.provider == "ssh" && !spec.cluster.key.empty() &&
+      access(spec.cluster.key.c_str(), R_OK) != 0) {
+    return "cannot read the ssh key " + spec.cluster.key +
+           " (cluster.key); check the path and its permissions";
+  }
   if (FindTargetBinary(spec).empty()) {
     return "the " + spec.target.name + " binary is not installed; " +
            InstallHint(spec);
@@ -195,7 +201,18 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
   std::unique_ptr<harness::Target> target;
   std::unique_ptr<harness::Nemesis> nemesis;
   std::string setup_error;
-  {
+  // Where the target keeps its files: the controller's scratch directory
+  // for netns and docker nodes, the run's directory on each node for ssh.
+  std::string target_dir = work_dir;
+  if (spec.cluster.provider == "ssh") {
+    auto c = harness::CreateSshCluster(spec.cluster, run_dir->run_id, **ledger);
+    if (!c.ok()) {
+      setup_error = "cluster: " + c.error();
+    } else {
+      target_dir = (*c)->node_work_dir();
+      cluster = std::move(c.value());
+    }
+  } else {
     auto c = spec.cluster.provider == "docker"
                  ? harness::OpenDockerCluster(spec.cluster, work_dir)
                  : harness::CreateNetnsCluster(spec.cluster, run_dir->run_id,
@@ -207,7 +224,7 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
     }
   }
   if (cluster) {
-    auto t = MakeTarget(spec, ledger->get(), work_dir);
+    auto t = MakeTarget(spec, ledger->get(), target_dir);
     if (!t.ok()) {
       setup_error = t.error();
     } else {
