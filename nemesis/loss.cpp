@@ -8,6 +8,7 @@
 #include "harness/netns.h"
 #include "harness/process.h"
 #include "nemesis/netns_nemesis.h"
+#include "nemesis/node_exec.h"
 
 namespace faultline::nemesis {
 namespace {
@@ -18,16 +19,6 @@ std::string Describe(const harness::CommandResult& r) {
     msg.pop_back();
   if (msg.empty()) msg = "exit " + std::to_string(r.exit_code);
   return msg;
-}
-
-harness::CommandResult RunIn(const std::string& netns,
-                             const std::vector<std::string>& argv,
-                             const std::string& input = "") {
-  harness::CommandOptions o;
-  o.netns = netns;
-  o.stdin_data = input;
-  o.timeout = std::chrono::milliseconds(15000);
-  return harness::RunCommand(argv, o);
 }
 
 }  // namespace
@@ -86,26 +77,25 @@ std::optional<std::uint64_t> LossDropped(const std::string& iptables_list) {
   return total;
 }
 
-harness::Status ApplyLoss(const std::string& netns,
+harness::Status ApplyLoss(const harness::Node& node,
                           const std::vector<std::string>& sources,
                           double probability) {
-  const std::string restore = harness::FindSystemTool("iptables-restore");
-  if (restore.empty()) return harness::Fail("iptables-restore not found");
-  auto r = RunIn(netns, {restore, "-w", "--noflush"},
-                 LossRules(sources, probability, true));
+  auto r = RunOnNode(node, "iptables-restore", {"-w", "--noflush"},
+                     LossRules(sources, probability, true));
   if (!r.ok())
-    return harness::Fail("iptables-restore in " + netns + ": " + Describe(r));
+    return harness::Fail("iptables-restore in " + NodeWhere(node) + ": " +
+                         Describe(r));
   return harness::Ok();
 }
 
-harness::Status RemoveLoss(const std::string& netns,
+harness::Status RemoveLoss(const harness::Node& node,
                            const std::vector<std::string>& sources,
                            double probability, std::uint64_t* dropped) {
-  const std::string iptables = harness::FindSystemTool("iptables");
-  if (iptables.empty()) return harness::Fail("iptables not found");
-  auto list = RunIn(netns, {iptables, "-w", "-L", "INPUT", "-v", "-x", "-n"});
+  const std::vector<std::string> list_args = {"-w", "-L", "INPUT",
+                                              "-v", "-x", "-n"};
+  auto list = RunOnNode(node, "iptables", list_args);
   if (!list.ok())
-    return harness::Fail("iptables -L INPUT in " + netns + ": " +
+    return harness::Fail("iptables -L INPUT in " + NodeWhere(node) + ": " +
                          Describe(list));
   auto count = LossDropped(list.out);
   if (dropped != nullptr) *dropped = count.value_or(0);
@@ -113,18 +103,18 @@ harness::Status RemoveLoss(const std::string& netns,
   // One -D per rule, so a rule that is already gone does not stop the rest.
   std::string errors;
   for (const auto& rule : LossRuleSpecs(sources, probability)) {
-    std::vector<std::string> argv = {iptables, "-w", "-D"};
+    std::vector<std::string> argv = {"-w", "-D"};
     std::istringstream words(rule);
     for (std::string w; words >> w;) argv.push_back(w);
-    auto r = RunIn(netns, argv);
+    auto r = RunOnNode(node, "iptables", argv);
     if (!r.ok() &&
         r.err.find("does a matching rule exist") == std::string::npos &&
         r.err.find("Bad rule") == std::string::npos)
       errors += (errors.empty() ? "" : "; ") + Describe(r);
   }
-  auto after = RunIn(netns, {iptables, "-w", "-L", "INPUT", "-v", "-x", "-n"});
+  auto after = RunOnNode(node, "iptables", list_args);
   if (after.ok() && !LossDropped(after.out)) return harness::Ok();
-  return harness::Fail("removing loss rules in " + netns + ": " +
+  return harness::Fail("removing loss rules in " + NodeWhere(node) + ": " +
                        (errors.empty() ? "rules still listed" : errors));
 }
 
@@ -152,9 +142,9 @@ harness::Result<checkers::Value> NetnsNemesis::StartLoss(
                          FormatProbability(step.loss_probability) +
                          " is outside (0, 1]");
   for (const auto& node : nodes)
-    if (node.netns.empty())
+    if (!CanRunFaults(node))
       return harness::Fail("nemesis: node " + node.name +
-                           " has no network namespace");
+                           " has no network namespace or remote host");
   bool leader_known = true;
   auto chosen = SelectNodes(step.selector, step.seed, &leader_known);
   if (!chosen.ok()) return harness::Fail(chosen.error());
@@ -166,7 +156,7 @@ harness::Result<checkers::Value> NetnsNemesis::StartLoss(
     const harness::Node& node = nodes[static_cast<std::size_t>(who)];
     harness::LedgerEntry entry;
     entry.kind = "iptables";
-    entry.netns = node.netns;
+    LocateEntry(node, &entry);
     entry.node = node.name;
     long seq = ledger_.Record(entry);
     if (seq < 0) {
@@ -177,7 +167,7 @@ harness::Result<checkers::Value> NetnsNemesis::StartLoss(
     active_->nodes.push_back(who);
     active_->seqs.push_back(seq);
     harness::Status s =
-        ApplyLoss(node.netns, PeerSources(who), step.loss_probability);
+        ApplyLoss(node, PeerSources(who), step.loss_probability);
     if (!s.ok()) {
       (void)StopLocked();
       return harness::Fail("nemesis: loss " + node.name + ": " + s.error());
@@ -200,8 +190,8 @@ harness::Status NetnsNemesis::StopLossOn(std::size_t k) {
   const harness::Node& node =
       cluster_.nodes()[static_cast<std::size_t>(a.nodes[k])];
   std::uint64_t dropped = 0;
-  harness::Status s = RemoveLoss(node.netns, PeerSources(node.index),
-                                 loss_probability_, &dropped);
+  harness::Status s =
+      RemoveLoss(node, PeerSources(node.index), loss_probability_, &dropped);
   if (!s.ok()) return s;
   ledger_.MarkHealed(a.seqs[k]);
   details_.emplace_back(

@@ -11,7 +11,7 @@
 // See docs/faults.md ("loss").
 //
 // Thread-safety: every function may be called from any thread; only
-// ApplyLoss and RemoveLoss do I/O (they run iptables in the namespace).
+// ApplyLoss and RemoveLoss do I/O (they run iptables on the node).
 #pragma once
 
 #include <cstdint>
@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/cluster.h"
 #include "harness/result.h"
 
 namespace faultline::nemesis {
@@ -51,15 +52,16 @@ std::string LossRules(const std::vector<std::string>& sources,
 // whose target is DROP. nullopt when no such line exists.
 std::optional<std::uint64_t> LossDropped(const std::string& iptables_list);
 
-// Adds the rules in namespace `netns`. The caller records the ledger entry
-// first (its undo, `iptables -F`, also removes them).
-harness::Status ApplyLoss(const std::string& netns,
+// Adds the rules on `node` (in its namespace, or over its Remote; see
+// nemesis/node_exec.h). The caller records the ledger entry first (its
+// undo, `iptables -F`, also removes them).
+harness::Status ApplyLoss(const harness::Node& node,
                           const std::vector<std::string>& sources,
                           double probability);
 // Reads the drop counters (into `dropped` when not null; 0 when the rules
 // are already gone), then deletes exactly the rules ApplyLoss added.
 // Succeeds when they are gone.
-harness::Status RemoveLoss(const std::string& netns,
+harness::Status RemoveLoss(const harness::Node& node,
                            const std::vector<std::string>& sources,
                            double probability, std::uint64_t* dropped);
 

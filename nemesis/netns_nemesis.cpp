@@ -14,6 +14,7 @@
 #include "harness/process.h"
 #include "nemesis/delay.h"
 #include "nemesis/iptables_chain.h"
+#include "nemesis/node_exec.h"
 #include "nemesis/partition.h"
 #include "nemesis/vote_watch.h"
 
@@ -151,8 +152,9 @@ Result<Value> NetnsNemesis::StartPartition(const harness::FaultStep& step) {
   const auto& nodes = cluster_.nodes();
   const int n = static_cast<int>(nodes.size());
   for (const auto& node : nodes)
-    if (node.netns.empty())
-      return Fail("nemesis: node " + node.name + " has no network namespace");
+    if (!CanRunFaults(node))
+      return Fail("nemesis: node " + node.name +
+                  " has no network namespace or remote host");
   for (const auto& node : nodes)
     if (node.remote == nullptr)
       return Fail("nemesis: node " + node.name + " has no remote");
@@ -181,7 +183,7 @@ Result<Value> NetnsNemesis::StartPartition(const harness::FaultStep& step) {
     }
     harness::LedgerEntry entry;
     entry.kind = "iptables";
-    entry.netns = node.netns;
+    LocateEntry(node, &entry);
     entry.node = node.name;
     long seq = ledger_.Record(entry);
     if (seq < 0) {
