@@ -146,6 +146,10 @@ Result<std::unique_ptr<ClockControl>> ClockControl::Create(Options options,
         "clock: the faketime directory must be an absolute path, got '" +
         options.dir + "'");
   long seq = 0;
+  if (options.on_nodes) {
+    return std::unique_ptr<ClockControl>(
+        new ClockControl(std::move(options), ledger, seq));
+  }
   if (ledger != nullptr) {
     LedgerEntry e;
     e.kind = "faketime";
@@ -174,7 +178,25 @@ std::string ClockControl::FilePath(const Node& node) const {
 Status ClockControl::WriteLocked(const Node& node, const FakeClock& clock,
                                  double now) {
   if (torn_down_) return Fail("clock: already torn down");
-  Status s = WriteFileAtomic(FilePath(node), FaketimeSpec(clock, now) + "\n");
+  const std::string content = FaketimeSpec(clock, now) + "\n";
+  Status s = Ok();
+  if (node.remote != nullptr && !node.remote->SharesControllerPids()) {
+    // The node's process reads the file on the node (SSH): write it there,
+    // also atomically (the directory is inside the node's run directory).
+    CommandOptions o;
+    o.stdin_data = content;
+    o.timeout = std::chrono::milliseconds(10000);
+    auto r = node.remote->Run(
+        {"sh", "-c",
+         "mkdir -p \"$1\" && cat > \"$2.tmp\" && mv -f \"$2.tmp\" \"$2\"", "sh",
+         options_.dir, FilePath(node)},
+        o);
+    if (!r.ok())
+      s = Fail("cannot write " + FilePath(node) +
+               " on the node: " + (r.error.empty() ? r.err : r.error));
+  } else {
+    s = WriteFileAtomic(FilePath(node), content);
+  }
   if (!s.ok()) return Fail("clock: " + node.name + ": " + s.error());
   clocks_[node.name] = clock;
   return Ok();
@@ -232,7 +254,7 @@ double ClockControl::OffsetMs(const Node& node) {
 Status ClockControl::Teardown() {
   std::lock_guard<std::mutex> lock(mu_);
   std::string errors;
-  if (!torn_down_) {
+  if (!torn_down_ && !options_.on_nodes) {
     std::error_code ec;
     std::filesystem::remove_all(options_.dir, ec);
     if (ec) errors = options_.dir + ": " + ec.message();

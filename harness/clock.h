@@ -32,6 +32,12 @@
 // first, see the notes). It has NO effect on Go programs (etcd): they read
 // the vDSO directly. Sleeps, poll and epoll timeouts are scaled by 1/rate.
 //
+// SSH nodes (a Remote that does not share the controller's pids): the node
+// file is written on the node through its Remote (same path, `dir` created
+// there); `dir` must then lie inside the run's node directory, which the
+// ssh provider removes (and `faultline heal` too, from its `dir` entry).
+// libfaketime's /dev/shm leftovers on such nodes are not removed.
+//
 // Cleanup: the node files live in `dir` (inside the run's scratch
 // directory). libfaketime also creates /dev/shm/faketime_shm_<pid> and
 // sem.faketime_sem_<pid> per process and removes them only on a normal
@@ -108,9 +114,13 @@ class ClockControl {
     std::string dir;              // where node files live; created
     bool fake_monotonic = false;  // see the header comment
     std::string library;          // "" = kFaketimeLibrary
+    // The nodes are hosts of their own (SSH): `dir` is a path on the nodes,
+    // inside the run's node directory (removed with it); nothing is
+    // created or recorded on the controller.
+    bool on_nodes = false;
   };
   // Checks that the library exists, creates `dir` and records a `faketime`
-  // ledger entry for it (ledger may be null).
+  // ledger entry for it (ledger may be null; neither with on_nodes).
   static Result<std::unique_ptr<ClockControl>> Create(Options options,
                                                       Ledger* ledger);
   ~ClockControl();

@@ -69,6 +69,7 @@ harness::Result<std::unique_ptr<harness::Target>> MakeTarget(
   harness::ClockControl::Options options;
   options.dir = std::filesystem::absolute(work_dir).string() + "/faketime";
   options.fake_monotonic = spec.nemesis.clock_monotonic;
+  options.on_nodes = spec.cluster.provider == "ssh";  // files on the nodes
   auto clock = harness::ClockControl::Create(options, ledger);
   if (!clock.ok()) return harness::Fail(clock.error());
   skewable->EnableClock(std::move(clock.value()));

@@ -102,8 +102,9 @@ std::vector<std::string> RaftkvTarget::CommandLine(const Node& node) const {
   const int index = daemons_.IndexOf(node.name);
   const std::string dir = NodeDir(node);
   // clang-format off
+  auto copy = node_binary_.find(node.name);
   std::vector<std::string> argv = {
-      binary_,
+      copy != node_binary_.end() ? copy->second : binary_,
       "--id", std::to_string(index + 1),
       "--peers", Peers(daemons_.nodes()),
       "--listen", node.ip + ":" + std::to_string(kClientPort),
@@ -140,6 +141,20 @@ harness::Status RaftkvTarget::Setup(harness::Cluster& cluster) {
       return Fail("raftkv: cannot prepare " + dir + " on " + node.name + ": " +
                   rm.err + mk.err + rm.error + mk.error);
     }
+    if (node.remote->SharesControllerPids()) continue;
+    // A node of its own host: run a copy of the controller's binary.
+    const std::string copy = dir + "/raftkv";
+    auto up = node.remote->Upload(binary_, copy);
+    if (!up) {
+      return Fail("raftkv: cannot copy " + binary_ + " to " + node.name + ":" +
+                  copy + ": " + up.error());
+    }
+    auto mode = node.remote->Run({"chmod", "755", copy});
+    if (!mode.ok()) {
+      return Fail("raftkv: chmod " + copy + " on " + node.name + ": " +
+                  mode.err + mode.error);
+    }
+    node_binary_[node.name] = copy;
   }
   return Ok();
 }
