@@ -26,6 +26,8 @@ packages=(
   # Docker nodes: the engine and its CLI (tests/e2e_docker.sh starts its own
   # dockerd; docs/docker.md)
   docker.io
+  # e2e_ssh_run.sh logs in as a non-root user with passwordless sudo
+  sudo
 )
 
 missing=()

@@ -1,0 +1,208 @@
+#!/usr/bin/env bash
+# Whole faultline runs over SSH (provider ssh) against three netns nodes
+# (10.77.70.0/24) that each run their own sshd in their own mount namespace
+# with a private tmpfs as the nodes' work_dir (tests/lib_ssh.sh), so every
+# file a target or fault needs on a node must travel through the Remote:
+#  a. a raftkv register run as root over SSH with partition, pause, kill,
+#     loss and clock faults: exit 0, results.json valid, every fault kind
+#     applied and healed, the nodes' iptables empty and work dirs gone;
+#  b. the same as a non-root user with passwordless sudo (user, sudoers.d
+#     file created here and removed at the end);
+#  c. SIGKILL of the controller during a partition, and during a pause:
+#     `faultline heal RUN` (replaying the ledger over SSH) leaves no
+#     iptables rule on any node, no stopped process, no raftkv process and
+#     no node work dir.
+# Needs root, openssh-server, sudo, libfaketime, python3 and raftkv next to
+# faultline. About 70 s.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib_ssh.sh"
+require_root
+require_tool python3
+require_tool sudo
+require_tool useradd
+LIB=/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1
+[ -r "$LIB" ] || fail "this test needs libfaketime ($LIB; apt-get install libfaketime)"
+bindir="$(dirname "$FAULTLINE_BIN")"
+[ -x "$bindir/raftkv" ] || fail "this test needs the raftkv server next to faultline; build it (scripts/build.sh)"
+
+TUSER=flsshe2e
+SUDOERS=/etc/sudoers.d/faultline-e2e-ssh
+id "$TUSER" >/dev/null 2>&1 && fail "user $TUSER exists already (a previous run?)"
+[ -e "$SUDOERS" ] && fail "$SUDOERS exists already (a previous run?)"
+
+setup_workdir
+NODEFS="$WORK/nodefs"
+pid=""
+made_user=0
+cleanup_all() {
+  local keep=$?
+  if [ -n "$pid" ]; then kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; fi
+  # Heal over SSH while the nodes' sshd still run, then take them down.
+  "$FAULTLINE_BIN" heal --all --index-dir "$INDEX" >/dev/null 2>&1 || true
+  local ns p
+  for ns in "${SSH_NS[@]}"; do
+    for p in $(ip netns pids "$ns" 2>/dev/null); do
+      grep -qx raftkv "/proc/$p/comm" 2>/dev/null && kill -9 "$p" 2>/dev/null
+    done
+  done
+  ssh_nodes_down
+  rm -f "$SUDOERS"
+  if [ "$made_user" = 1 ]; then userdel "$TUSER" 2>/dev/null || true; fi
+  (exit $keep)
+  cleanup_workdir
+}
+trap cleanup_all EXIT
+
+start_all=$(date +%s)
+ssh_nodes_up flsr 10.77.70 3 "$WORK" "$NODEFS"
+
+# write_config NAME USER SUDO FAULTS DURATION TIME_LIMIT
+write_config() {
+  cat >"$WORK/$1.yaml" <<YAML
+name: $1
+time_limit: $6
+recovery: 2
+cluster:
+  provider: ssh
+  nodes:
+    - {name: n1, address: ${SSH_ADDR[0]}}
+    - ${SSH_ADDR[1]}
+    - ${SSH_ADDR[2]}
+  user: $2
+  sudo: $3
+  key: $SSH_KEY
+  known_hosts: $SSH_KNOWN_HOSTS
+  host_key_policy: accept-new
+  controller_ip: $SSH_BRIDGE_ADDR
+  work_dir: $NODEFS
+target: {name: raftkv}
+workload: {name: register, keys: 4, concurrency: 4, rate: 60, op_timeout_ms: 2000}
+nemesis:
+  faults: [$4]
+  interval: 1
+  duration: $5
+  partitions: [halves, one]
+  targets: [one]
+  loss_probability: 0.5
+  clock_offset_ms: 30000
+YAML
+}
+
+# assert_nodes_clean RUN: no iptables rule in any node, no stopped or
+# running raftkv, no run directory in any node's private work_dir.
+assert_nodes_clean() {
+  local run="$1" i rules left id
+  id=$(basename "$(readlink -f "$run")")
+  for i in 0 1 2; do
+    rules=$(ip netns exec "${SSH_NS[$i]}" iptables -S | grep -c -- '^-A' || true)
+    [ "$rules" -eq 0 ] || { ip netns exec "${SSH_NS[$i]}" iptables -S; fail "$rules iptables rules left on ${SSH_NS[$i]}"; }
+    left=$(node_sh "$i" ls -A "$NODEFS")
+    [ -z "$left" ] || fail "node ${SSH_NS[$i]} still has $left in its work_dir"
+  done
+  local procs
+  procs=$(ps -eo pid=,stat=,comm= | awk '$3 == "raftkv"' || true)
+  for i in 0 1 2; do
+    for p in $(ip netns pids "${SSH_NS[$i]}"); do
+      if grep -qx raftkv "/proc/$p/comm" 2>/dev/null; then
+        fail "raftkv pid $p ($(awk '{print $3}' "/proc/$p/stat")) left on ${SSH_NS[$i]}"
+      fi
+    done
+  done
+  stopped=$(for i in 0 1 2; do for p in $(ip netns pids "${SSH_NS[$i]}"); do
+    awk '{print $3}' "/proc/$p/stat" 2>/dev/null; done; done | grep -c '^T' || true)
+  [ "$stopped" -eq 0 ] || fail "$stopped stopped processes left on the nodes"
+}
+
+# run_valid NAME: runs NAME.yaml to the end; exit 0 and a valid verdict.
+run_valid() {
+  local t0 rc run
+  t0=$(date +%s%N)
+  set +e
+  "$FAULTLINE_BIN" run "$WORK/$1.yaml" --store "$STORE" --index-dir "$INDEX" \
+    --seed "${SEED:-3}" >"$WORK/out-$1.txt" 2>&1
+  rc=$?
+  set -e
+  run="$STORE/$1/latest"
+  [ "$rc" -eq 0 ] || { tail -40 "$WORK/out-$1.txt"; fail "run $1 exited $rc"; }
+  validate_results "$run/results.json"
+  [ "$(json_get "$run/results.json" "j['valid']")" = valid ] ||
+    { cat "$run/results.json"; fail "run $1 is not valid"; }
+  echo "$1: valid in $((($(date +%s%N) - t0) / 1000000)) ms, $(grep -c '"type":"ok"' "$run/history.jsonl") ok ops"
+}
+
+# faults_seen RUN: the fault kinds started in RUN, sorted, space-separated.
+faults_seen() {
+  python3 -c "import json,sys
+k=set()
+for l in open(sys.argv[1]):
+    e=json.loads(l)
+    f=e.get('f','')
+    if e.get('type')=='info' and f.startswith('start-'): k.add(f[6:])
+print(' '.join(sorted(k)))" "$1/history.jsonl"
+}
+
+# ---- a: root over SSH --------------------------------------------------------
+write_config ssh-root root false "partition, pause, kill, loss, clock" 2 24
+run_valid ssh-root
+run="$STORE/ssh-root/latest"
+seen=$(faults_seen "$run")
+[ "$seen" = "clock kill loss partition pause" ] || fail "run a applied only: $seen"
+grep -q '"f":"stop-clock"' "$run/history.jsonl" || fail "the clock fault was never healed"
+# Node files (binary copy, data, logs, faketime files) went to the nodes'
+# private tmpfs through SSH: the controller's view of work_dir stays empty.
+[ -z "$(ls -A "$NODEFS")" ] || fail "files on the controller in $NODEFS: $(ls -A "$NODEFS")"
+grep -q '"remote":{' "$run/ledger.jsonl" || fail "no ledger entry carries a remote descriptor"
+assert_nodes_clean "$run"
+[ -s "$run/nodes/n1/raftkv.log" ] || fail "n1's raftkv.log was not downloaded"
+echo "PASS a: root over SSH, faults: $seen"
+
+# ---- b: a non-root user with sudo ---------------------------------------------
+useradd -M -s /bin/sh -d /nonexistent "$TUSER"
+made_user=1
+usermod -p '*' "$TUSER"  # no password, but not locked (sshd with UsePAM no)
+echo "$TUSER ALL=(ALL) NOPASSWD: ALL" >"$SUDOERS"
+chmod 440 "$SUDOERS"
+write_config ssh-sudo "$TUSER" true "partition, pause, kill, loss, clock" 2 20
+run_valid ssh-sudo
+run="$STORE/ssh-sudo/latest"
+grep -q "\"user\":\"$TUSER\"" "$run/ledger.jsonl" || fail "ledger entries do not name $TUSER"
+grep -q '"sudo":true' "$run/ledger.jsonl" || fail "ledger entries do not say sudo"
+# The daemons really ran as root through sudo, not as the user.
+assert_nodes_clean "$run"
+echo "PASS b: $TUSER with sudo, faults: $(faults_seen "$run")"
+
+# ---- c: SIGKILLed controller, then faultline heal over SSH -------------------
+kill_then_heal() {  # kill_then_heal NAME FAULT
+  local name="$1" fault="$2" run
+  write_config "$name" root false "$fault" 600 600
+  "$FAULTLINE_BIN" run "$WORK/$name.yaml" --store "$STORE" --index-dir "$INDEX" \
+    >"$WORK/out.txt" 2>&1 &
+  pid=$!
+  run="$STORE/$name/latest"
+  await_history "$pid" "$run" "\"type\":\"info\",\"f\":\"start-$fault\"" "the $fault"
+  kill -9 "$pid"
+  wait "$pid" 2>/dev/null || true
+  pid=""
+  # Before the heal the fault is really there (so the test can fail).
+  local i rules=0 stopped=0
+  for i in 0 1 2; do
+    rules=$((rules + $(ip netns exec "${SSH_NS[$i]}" iptables -S INPUT | grep -c DROP || true)))
+    for p in $(ip netns pids "${SSH_NS[$i]}"); do
+      [ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" = T ] && stopped=$((stopped + 1))
+    done
+  done
+  if [ "$fault" = partition ]; then
+    [ "$rules" -ge 1 ] || fail "no DROP rule on the nodes before heal"
+  else
+    [ "$stopped" -ge 1 ] || fail "no stopped process on the nodes before heal"
+  fi
+  [ -n "$(node_sh 0 ls -A "$NODEFS")" ] || fail "no run directory on n1 before heal"
+  "$FAULTLINE_BIN" heal "$run" >"$WORK/heal.txt" 2>&1 || { cat "$WORK/heal.txt"; fail "heal exited $?"; }
+  assert_nodes_clean "$run"
+  "$FAULTLINE_BIN" heal "$run" >/dev/null || fail "second heal failed"
+  echo "PASS c: SIGKILL during $fault ($rules DROP rules, $stopped stopped), heal: $(grep -c . "$WORK/heal.txt") actions"
+}
+kill_then_heal ssh-kill-partition partition
+kill_then_heal ssh-kill-pause pause
+
+echo "PASS: e2e_ssh_run in $(($(date +%s) - start_all)) s"
