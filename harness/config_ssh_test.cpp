@@ -157,19 +157,19 @@ TEST_CASE("ssh cluster: bad combinations are errors with a place",
     CHECK(Contains(e.message, "1 to 9 hosts"));
   }
   SECTION("relative key path") {
-    auto e = OnlyError(
-        Load("name: s\ncluster: {provider: ssh, nodes: [a], key: id_rsa}\n"));
+    auto e = OnlyError(Load(
+        "name: s\ncluster: {provider: ssh, nodes: [a, b, c], key: id_rsa}\n"));
     CHECK(Contains(e.message, "absolute path"));
   }
   SECTION("unknown host key policy") {
     auto e =
-        OnlyError(Load("name: s\ncluster: {provider: ssh, nodes: [a], "
+        OnlyError(Load("name: s\ncluster: {provider: ssh, nodes: [a, b, c], "
                        "host_key_policy: yolo}\n"));
     CHECK(Contains(e.message, "yolo"));
   }
   SECTION("bad work_dir") {
     auto e =
-        OnlyError(Load("name: s\ncluster: {provider: ssh, nodes: [a], "
+        OnlyError(Load("name: s\ncluster: {provider: ssh, nodes: [a, b, c], "
                        "work_dir: tmp/x}\n"));
     CHECK(Contains(e.message, "absolute path"));
   }

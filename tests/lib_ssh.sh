@@ -48,6 +48,9 @@ ssh_nodes_up() {
   SSH_KNOWN_HOSTS="$work/known_hosts"
   ssh-keygen -q -t ed25519 -N '' -f "$SSH_KEY"
   cp "$SSH_KEY.pub" "$work/authorized_keys"
+  # sshd reads authorized_keys as the user logging in: a non-root user must
+  # be able to reach it (the private key stays 0600).
+  chmod 711 "$work"
   chmod 644 "$work/authorized_keys"
   : >"$SSH_KNOWN_HOSTS"
   for i in $(seq 1 "$n"); do
