@@ -30,8 +30,9 @@ std::string Describe(const CommandResult& r) {
   return msg;
 }
 
-// The pid's start time on the node: a value, 0 when the process is gone, or
-// an error when the node could not be asked.
+// The pid's start time on the node: a value, 0 when the process is gone (a
+// zombie counts as gone: it holds nothing and cannot be signalled), or an
+// error when the node could not be asked.
 Result<unsigned long long> StartTimeOnNode(Remote& remote, pid_t pid) {
   CommandOptions options;
   options.timeout = std::chrono::milliseconds(10000);
@@ -39,6 +40,10 @@ Result<unsigned long long> StartTimeOnNode(Remote& remote, pid_t pid) {
       remote.Run({"cat", "/proc/" + std::to_string(pid) + "/stat"}, options);
   if (!r.error.empty()) return Fail(r.error);
   if (!r.ok()) return 0ULL;  // no such process
+  if (auto close = r.out.rfind(')'); close != std::string::npos &&
+                                     close + 2 < r.out.size() &&
+                                     r.out[close + 2] == 'Z')
+    return 0ULL;
   auto st = ParseStatStartTime(r.out);
   if (!st) return Fail("pid " + std::to_string(pid) + ": " + st.error());
   return *st;
@@ -108,9 +113,17 @@ Status UndoRemoteLedgerEntry(const LedgerEntry& e, RemoteCache& remotes,
       return Ok();
     }
     Status sent = remote.Signal(e.pid, is_stop ? SIGCONT : SIGKILL);
-    if (!sent)
+    if (!sent) {
+      // Gone between the check and the signal: nothing left to undo.
+      auto again = StartTimeOnNode(remote, e.pid);
+      if (again.ok() && *again != e.start_time) {
+        Log(log,
+            pid + " exited; nothing to " + (is_stop ? "continue" : "kill"));
+        return Ok();
+      }
       return Fail((is_stop ? "SIGCONT " : "SIGKILL ") + pid + ": " +
                   sent.error());
+    }
     Log(log, (is_stop ? "SIGCONT " : "SIGKILL ") + pid);
     if (is_stop) return Ok();
     const auto deadline = Clock::now() + std::chrono::milliseconds(5000);

@@ -91,8 +91,7 @@ YAML
 # assert_nodes_clean RUN: no iptables rule in any node, no stopped or
 # running raftkv, no run directory in any node's private work_dir.
 assert_nodes_clean() {
-  local run="$1" i rules left id
-  id=$(basename "$(readlink -f "$run")")
+  local run="$1" i rules left stopped
   for i in 0 1 2; do
     rules=$(ip netns exec "${SSH_NS[$i]}" iptables -S | grep -c -- '^-A' || true)
     [ "$rules" -eq 0 ] || { ip netns exec "${SSH_NS[$i]}" iptables -S; fail "$rules iptables rules left on ${SSH_NS[$i]}"; }
@@ -127,7 +126,7 @@ run_valid() {
   validate_results "$run/results.json"
   [ "$(json_get "$run/results.json" "j['valid']")" = valid ] ||
     { cat "$run/results.json"; fail "run $1 is not valid"; }
-  echo "$1: valid in $((($(date +%s%N) - t0) / 1000000)) ms, $(grep -c '"type":"ok"' "$run/history.jsonl") ok ops"
+  echo "$1: valid in $((($(date +%s%N) - t0) / 1000000)) ms, $(grep -c '"type":"ok"' "$run/history.jsonl") ok ops, phases $(json_get "$run/results.json" "' '.join('%s %.1fs' % (p['name'], p['seconds']) for p in j['phases'])")"
 }
 
 # faults_seen RUN: the fault kinds started in RUN, sorted, space-separated.
@@ -142,7 +141,7 @@ print(' '.join(sorted(k)))" "$1/history.jsonl"
 }
 
 # ---- a: root over SSH --------------------------------------------------------
-write_config ssh-root root false "partition, pause, kill, loss, clock" 2 22
+write_config ssh-root root false "partition, pause, kill, loss, clock" 2 18
 run_valid ssh-root 121
 run="$STORE/ssh-root/latest"
 seen=$(faults_seen "$run")
@@ -165,7 +164,7 @@ made_user=1
 usermod -p '*' "$TUSER"  # no password, but not locked (sshd with UsePAM no)
 echo "$TUSER ALL=(ALL) NOPASSWD: ALL" >"$SUDOERS"
 chmod 440 "$SUDOERS"
-write_config ssh-sudo "$TUSER" true "partition, pause, kill, loss, clock" 2 20
+write_config ssh-sudo "$TUSER" true "partition, pause, kill, loss, clock" 2 18
 run_valid ssh-sudo 130
 run="$STORE/ssh-sudo/latest"
 grep -q "\"user\":\"$TUSER\"" "$run/ledger.jsonl" || fail "ledger entries do not name $TUSER"
