@@ -180,7 +180,7 @@ Status ClockControl::WriteLocked(const Node& node, const FakeClock& clock,
   if (torn_down_) return Fail("clock: already torn down");
   const std::string content = FaketimeSpec(clock, now) + "\n";
   Status s = Ok();
-  if (node.remote != nullptr && !node.remote->SharesControllerPids()) {
+  if (options_.on_nodes && node.remote != nullptr) {
     // The node's process reads the file on the node (SSH): write it there,
     // also atomically (the directory is inside the node's run directory).
     CommandOptions o;

@@ -32,10 +32,10 @@
 // first, see the notes). It has NO effect on Go programs (etcd): they read
 // the vDSO directly. Sleeps, poll and epoll timeouts are scaled by 1/rate.
 //
-// SSH nodes (a Remote that does not share the controller's pids): the node
-// file is written on the node through its Remote (same path, `dir` created
-// there); `dir` must then lie inside the run's node directory, which the
-// ssh provider removes (and `faultline heal` too, from its `dir` entry).
+// SSH nodes (Options::on_nodes): the node file is written on the node
+// through its Remote (same path, `dir` created there); `dir` must then lie
+// inside the run's node directory, which the ssh provider removes (and
+// `faultline heal` too, from its `dir` entry).
 // libfaketime's /dev/shm leftovers on such nodes are not removed.
 //
 // Cleanup: the node files live in `dir` (inside the run's scratch

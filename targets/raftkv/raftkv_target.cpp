@@ -141,8 +141,8 @@ harness::Status RaftkvTarget::Setup(harness::Cluster& cluster) {
       return Fail("raftkv: cannot prepare " + dir + " on " + node.name + ": " +
                   rm.err + mk.err + rm.error + mk.error);
     }
-    if (node.remote->SharesControllerPids()) continue;
-    // A node of its own host: run a copy of the controller's binary.
+    if (node.remote->Descriptor().kind != "ssh") continue;
+    // A host reached over SSH: run a copy of the controller's binary.
     const std::string copy = dir + "/raftkv";
     auto up = node.remote->Upload(binary_, copy);
     if (!up) {

@@ -6,12 +6,11 @@
 // Files, per node, on the node (through its Remote):
 //   <work_dir>/<node>/data        WAL and snapshots (deleted by Teardown)
 //   <work_dir>/<node>/raftkv.log  the server's stderr, one line per event
-//   <work_dir>/<node>/raftkv      on a node of its own host (SSH: a Remote
-//                                 that does not share the controller's
-//                                 pids), a copy of the controller's binary,
-//                                 uploaded by Setup and run from there (the
-//                                 node needs the same architecture and a
-//                                 compatible libc)
+//   <work_dir>/<node>/raftkv      on a node reached over SSH (its Remote's
+//                                 descriptor kind is "ssh"), a copy of the
+//                                 controller's binary, uploaded by Setup and
+//                                 run from there (the node needs the same
+//                                 architecture and a compatible libc)
 //
 // Inspect() asks the node itself (STATUS, ~500 ms timeout): role "leader",
 // "follower" or "candidate" (a pre-candidate is reported as "candidate" with
@@ -103,8 +102,8 @@ class RaftkvTarget : public harness::Target, public harness::ClockSkewable {
   harness::WorkloadSpec workload_;
   std::string work_dir_;
   std::string binary_;
-  // Nodes that do not share the controller's host (SSH) run a copy of
-  // binary_ uploaded by Setup to <node dir>/raftkv; by node name.
+  // SSH nodes run a copy of binary_ uploaded by Setup to
+  // <node dir>/raftkv; by node name.
   std::map<std::string, std::string> node_binary_;
   harness::Daemons daemons_;  // one "raftkv" daemon per node; member id =
                               // node index + 1
