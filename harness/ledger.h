@@ -27,7 +27,7 @@
 //   process/stop  pid and start_time are the node's; the start time is read
 //                 over the Remote (field 22 of /proc/<pid>/stat) and must
 //                 still match before SIGKILL / SIGCONT is sent there
-//   iptables      `iptables -w -F` on the node (netns is empty)
+//   iptables      `iptables -w -F` and `-X` on the node (netns is empty)
 //   dir/faketime  `rm -rf` of the node path, same name rules as above
 // A node that cannot be reached makes the heal fail (the run stays listed
 // as active, so a later heal retries).

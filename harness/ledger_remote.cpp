@@ -134,9 +134,12 @@ Status UndoRemoteLedgerEntry(const LedgerEntry& e, RemoteCache& remotes,
     return Ok();
   }
   if (e.kind == "iptables") {
+    // -F empties every chain, -X then deletes the faults' own chains.
     auto r = remote.Run({"iptables", "-w", "-F"});
     if (!r.ok()) return Fail("iptables -F on " + Where(e) + ": " + Describe(r));
-    Log(log, "iptables -F on " + Where(e));
+    auto x = remote.Run({"iptables", "-w", "-X"});
+    if (!x.ok()) return Fail("iptables -X on " + Where(e) + ": " + Describe(x));
+    Log(log, "iptables -F, -X on " + Where(e));
     return Ok();
   }
   if (e.kind == "dir") {

@@ -93,7 +93,7 @@ YAML
 assert_nodes_clean() {
   local run="$1" i rules left stopped
   for i in 0 1 2; do
-    rules=$(ip netns exec "${SSH_NS[$i]}" iptables -S | grep -c -- '^-A' || true)
+    rules=$(ip netns exec "${SSH_NS[$i]}" iptables -S | grep -c -- '^-A\|^-N' || true)
     [ "$rules" -eq 0 ] || { ip netns exec "${SSH_NS[$i]}" iptables -S; fail "$rules iptables rules left on ${SSH_NS[$i]}"; }
     left=$(node_sh "$i" ls -A "$NODEFS")
     [ -z "$left" ] || fail "node ${SSH_NS[$i]} still has $left in its work_dir"
@@ -189,7 +189,7 @@ kill_then_heal() {  # kill_then_heal NAME FAULT
   # Before the heal the fault is really there (so the test can fail).
   local i rules=0 stopped=0
   for i in 0 1 2; do
-    rules=$((rules + $(ip netns exec "${SSH_NS[$i]}" iptables -S INPUT | grep -c DROP || true)))
+    rules=$((rules + $(ip netns exec "${SSH_NS[$i]}" iptables -S | grep -c -- '-j DROP' || true)))
     for p in $(ip netns pids "${SSH_NS[$i]}"); do
       [ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" = T ] && stopped=$((stopped + 1))
     done
