@@ -36,6 +36,7 @@ pid=""
 made_user=0
 cleanup_all() {
   local keep=$?
+  set +e  # clean up everything even after a failure
   if [ -n "$pid" ]; then kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; fi
   # Heal over SSH while the nodes' sshd still run, then take them down.
   "$FAULTLINE_BIN" heal --all --index-dir "$INDEX" >/dev/null 2>&1 || true
