@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <system_error>
@@ -132,6 +133,31 @@ Status RemoveStaleFaketimeShm(std::vector<std::string>* log,
   }
   if (!errors.empty()) return Fail(errors);
   return Ok();
+}
+
+std::string FindFaketimeShim() {
+  if (const char* env = std::getenv("FAULTLINE_FAKETIME_SHIM");
+      env != nullptr && *env != '\0')
+    return access(env, R_OK) == 0 ? std::string(env) : "";
+  std::error_code ec;
+  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return "";
+  auto beside = self.parent_path() / kFaketimeShimName;
+  return access(beside.c_str(), R_OK) == 0 ? beside.string() : "";
+}
+
+std::vector<std::string> PreloadFirst(std::vector<std::string> env,
+                                      const std::string& library) {
+  static const std::string kKey = "LD_PRELOAD=";
+  for (auto& entry : env) {
+    if (entry.rfind(kKey, 0) != 0) continue;
+    const std::string list = entry.substr(kKey.size());
+    if (list == library || list.rfind(library + ":", 0) == 0) return env;
+    entry = kKey + library + (list.empty() ? "" : ":" + list);
+    return env;
+  }
+  env.push_back(kKey + library);
+  return env;
 }
 
 Result<std::unique_ptr<ClockControl>> ClockControl::Create(Options options,

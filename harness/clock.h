@@ -98,6 +98,19 @@ std::vector<std::string> FaketimeEnv(const std::string& library,
                                      const std::string& file,
                                      bool fake_monotonic);
 
+// --- the Redis shim (targets/redis/faketime_shim.c) -------------------------
+// The file name of the shim library CMake builds beside the faultline
+// executable.
+inline constexpr const char* kFaketimeShimName =
+    "libfaultline-faketime-shim.so";
+// Where the shim is: $FAULTLINE_FAKETIME_SHIM if set, else beside the
+// running executable; "" when neither names a readable file.
+std::string FindFaketimeShim();
+// `env` with `library` first in its LD_PRELOAD entry (added when there is
+// none; a second copy of `library` is not added). Pure.
+std::vector<std::string> PreloadFirst(std::vector<std::string> env,
+                                      const std::string& library);
+
 // The pids of libfaketime leftovers in the listing of /dev/shm (names
 // "faketime_shm_<pid>" and "sem.faketime_sem_<pid>"), sorted, unique.
 std::vector<int> FaketimeShmPids(const std::vector<std::string>& names);

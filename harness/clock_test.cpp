@@ -174,3 +174,29 @@ TEST_CASE("ClockControl in monotonic mode never steps back at reset",
           ClockControl::Options{o.dir, false, "/no/such/lib.so"}, nullptr)
           .ok());
 }
+
+TEST_CASE("the Redis shim goes first in LD_PRELOAD", "[clock]") {
+  using faultline::harness::PreloadFirst;
+  const std::string shim = "/b/libfaultline-faketime-shim.so";
+  auto env =
+      PreloadFirst({"A=1", "LD_PRELOAD=/lib/libfaketimeMT.so.1", "B=2"}, shim);
+  CHECK(env ==
+        std::vector<std::string>{
+            "A=1", "LD_PRELOAD=" + shim + ":/lib/libfaketimeMT.so.1", "B=2"});
+  CHECK(PreloadFirst(env, shim) == env);  // not added twice
+  CHECK(PreloadFirst({"A=1"}, shim) ==
+        std::vector<std::string>{"A=1", "LD_PRELOAD=" + shim});
+  CHECK(PreloadFirst({"LD_PRELOAD="}, shim) ==
+        std::vector<std::string>{"LD_PRELOAD=" + shim});
+}
+
+TEST_CASE("the shim is found through FAULTLINE_FAKETIME_SHIM", "[clock]") {
+  TempDir dir;
+  const std::string shim = (dir.path / "shim.so").string();
+  std::ofstream(shim) << "";
+  setenv("FAULTLINE_FAKETIME_SHIM", shim.c_str(), 1);
+  CHECK(faultline::harness::FindFaketimeShim() == shim);
+  setenv("FAULTLINE_FAKETIME_SHIM", "/no/such/shim.so", 1);
+  CHECK(faultline::harness::FindFaketimeShim().empty());
+  unsetenv("FAULTLINE_FAKETIME_SHIM");
+}

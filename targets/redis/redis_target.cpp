@@ -160,13 +160,24 @@ harness::Status RedisTarget::Start(const Node& node) {
     return Fail("redis: unknown node " + node.name);
   }
   const std::string dir = NodeDir(node);
-  if (auto s =
-          daemons_.Start(node, kRedis, RedisCommand(node), dir + "/redis.log");
+  auto env = ClockEnv(node);  // {} unless clock faults are on
+  if (!env.ok()) return Fail("redis: " + env.error());
+  if (!env->empty()) {
+    const std::string shim = harness::FindFaketimeShim();
+    if (shim.empty())
+      return Fail(std::string("redis: clock faults need ") +
+                  harness::kFaketimeShimName +
+                  " (built beside faultline; or set FAULTLINE_FAKETIME_SHIM): "
+                  "without it libfaketime hangs redis-server at start");
+    *env = harness::PreloadFirst(std::move(*env), shim);
+  }
+  if (auto s = daemons_.Start(node, kRedis, RedisCommand(node),
+                              dir + "/redis.log", *env);
       !s) {
     return s;
   }
   return daemons_.Start(node, kSentinel, SentinelCommand(node),
-                        dir + "/sentinel.log");
+                        dir + "/sentinel.log", *env);
 }
 
 harness::Status RedisTarget::Kill(const Node& node) {
@@ -276,6 +287,8 @@ harness::Status RedisTarget::Teardown(const std::string& log_dir) {
   std::string problems;
   if (auto stopped = daemons_.StopAll(kTermGrace); !stopped) {
     problems += " " + stopped.error() + ";";
+  } else if (auto clock = TeardownClock(); !clock) {
+    problems += " " + clock.error() + ";";
   }
   problems += daemons_.CollectAndClean(
       log_dir, [this](const Node& n) { return NodeDir(n); },

@@ -32,13 +32,18 @@
 #include <string>
 #include <vector>
 
+#include "harness/clock.h"
 #include "harness/daemons.h"
 #include "harness/spec.h"
 #include "harness/target.h"
 
 namespace faultline::targets::redis {
 
-class RedisTarget : public harness::Target {
+// ClockSkewable: with clock faults, both daemons of a node run under
+// libfaketime with the node's clock, and with libfaultline-faketime-shim.so
+// (targets/redis/faketime_shim.c, found by harness::FindFaketimeShim)
+// preloaded first, without which redis-server hangs at start.
+class RedisTarget : public harness::Target, public harness::ClockSkewable {
  public:
   // `binary`: the redis-server executable (FindTargetBinary's answer); ""
   // means spec.binary. The sentinel executable is spec.sentinel_binary,

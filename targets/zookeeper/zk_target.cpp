@@ -176,8 +176,10 @@ harness::Status ZookeeperTarget::Start(const Node& node) {
   if (daemons_.Find(node.name) == nullptr) {
     return Fail("zookeeper: unknown node " + node.name);
   }
+  auto env = ClockEnv(node);  // {} unless clock faults are on
+  if (!env.ok()) return Fail("zookeeper: " + env.error());
   return daemons_.Start(node, kDaemon, CommandLine(node),
-                        NodeDir(node) + "/zookeeper.log");
+                        NodeDir(node) + "/zookeeper.log", *env);
 }
 
 harness::Status ZookeeperTarget::Kill(const Node& node) {
@@ -255,6 +257,8 @@ harness::Status ZookeeperTarget::Teardown(const std::string& log_dir) {
   std::string problems;
   if (auto stopped = daemons_.StopAll(kTermGrace); !stopped) {
     problems += " " + stopped.error() + ";";
+  } else if (auto clock = TeardownClock(); !clock) {
+    problems += " " + clock.error() + ";";
   }
   problems += daemons_.CollectAndClean(
       log_dir, [this](const Node& n) { return NodeDir(n); },

@@ -35,13 +35,16 @@
 #include <string>
 #include <vector>
 
+#include "harness/clock.h"
 #include "harness/daemons.h"
 #include "harness/spec.h"
 #include "harness/target.h"
 
 namespace faultline::targets::zookeeper {
 
-class ZookeeperTarget : public harness::Target {
+// ClockSkewable: with clock faults, the JVM runs under libfaketime with the
+// node's clock (the JVM reads time through libc, so libfaketime moves it).
+class ZookeeperTarget : public harness::Target, public harness::ClockSkewable {
  public:
   // `java` is the java executable to run (FindTargetBinary's answer); ""
   // means spec.java as given. `ledger` may be nullptr. `work_dir` is made
