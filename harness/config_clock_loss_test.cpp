@@ -110,3 +110,50 @@ TEST_CASE("clock fault: keys, round trip, and what it refuses",
       OnlyError(Load("name: x\nnemesis:\n  clock_offset_ms: 100000000\n"));
   CHECK(day.line == 3);
 }
+
+TEST_CASE("strobe fault: keys, round trip, targets and what it refuses",
+          "[config][clock][strobe]") {
+  LoadResult d = Load("name: x\n");
+  REQUIRE(d.ok());
+  CHECK(d.spec->nemesis.clock_strobe_delta_ms == 5000);
+  CHECK(d.spec->nemesis.clock_strobe_period_ms == 1000);
+  LoadResult r = Load(
+      "name: x\ncluster: {nodes: 3}\ntarget: {name: redis}\n"
+      "nemesis:\n  faults: [strobe]\n  targets: [one]\n"
+      "  clock_strobe_delta_ms: 2s\n  clock_strobe_period_ms: 250\n");
+  INFO(r.FormatErrors());
+  REQUIRE(r.ok());
+  CHECK(r.spec->nemesis.clock_strobe_delta_ms == 2000);
+  CHECK(r.spec->nemesis.clock_strobe_period_ms == 250);
+  LoadResult again = LoadConfigText(DescribeSpec(*r.spec), "described", {});
+  INFO(again.FormatErrors());
+  REQUIRE(again.ok());
+  CHECK(again.spec->nemesis == r.spec->nemesis);
+
+  // ZooKeeper and Redis take clock faults now; etcd still does not.
+  CHECK(Load("name: x\ntarget: {name: zookeeper}\n"
+             "nemesis:\n  faults: [clock]\n  clock_offset_ms: 1000\n")
+            .ok());
+  ConfigError etcd = OnlyError(
+      Load("name: x\ntarget: {name: etcd}\nnemesis:\n  faults: [strobe]\n"));
+  CHECK(Contains(etcd.message, "strobe fault cannot move the clocks of etcd"));
+  CHECK(Contains(etcd.hint, "zookeeper"));
+
+  ConfigError mono = OnlyError(
+      Load("name: x\ntarget: {name: raftkv}\n"
+           "nemesis:\n  faults: [strobe]\n  clock_monotonic: true\n"));
+  CHECK(Contains(mono.message, "CLOCK_MONOTONIC back"));
+
+  ConfigError fast =
+      OnlyError(Load("name: x\nnemesis:\n  clock_strobe_period_ms: 5\n"));
+  CHECK(fast.line == 3);
+  CHECK(Contains(fast.message, "clock_strobe_period_ms"));
+  ConfigError zero =
+      OnlyError(Load("name: x\nnemesis:\n  clock_strobe_delta_ms: 0\n"));
+  CHECK(zero.line == 3);
+  ConfigError empty =
+      OnlyError(Load("name: x\ntarget: {name: raftkv}\n"
+                     "nemesis:\n  faults: [strobe]\n  targets: []\n"));
+  CHECK(Contains(empty.message, "nemesis.targets is empty"));
+  CHECK(Contains(empty.message, "strobe"));
+}

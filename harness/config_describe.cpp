@@ -71,6 +71,12 @@ const KnownNames& Known() {
                   "nemesis.targets through libfaketime (not etcd); heals by "
                   "resetting them",
                   1},
+                 {"strobe",
+                  "flip the clocks of nodes chosen by nemesis.targets up by "
+                  "nemesis.clock_strobe_delta_ms and back, every "
+                  "nemesis.clock_strobe_period_ms, through libfaketime (not "
+                  "etcd); heals by resetting them",
+                  1},
                  {"kill-voter",
                   "SIGKILL nodes chosen by nemesis.targets (e.g. the "
                   "leader), then the first other node seen voting in the "
@@ -442,6 +448,10 @@ std::string DescribeSpec(const TestSpec& s) {
   o += "  clock_rate: " + FormatNumber(n.clock_rate) + "\n";
   o += std::string("  clock_monotonic: ") +
        (n.clock_monotonic ? "true" : "false") + "\n";
+  o += "  clock_strobe_delta_ms: " + std::to_string(n.clock_strobe_delta_ms) +
+       "\n";
+  o += "  clock_strobe_period_ms: " + std::to_string(n.clock_strobe_period_ms) +
+       "\n";
   o += "checker:\n";
   o += "  timeout: " + FormatNumber(s.checker.timeout_s) + "\n";
   o += "  memory_limit_mb: " + std::to_string(s.checker.memory_limit_mb) + "\n";

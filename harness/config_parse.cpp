@@ -100,6 +100,8 @@ const std::vector<std::pair<std::string, std::string>>& AllKeys() {
       {"nemesis", "clock_rate"},
       {"nemesis", "clock_monotonic"},
       {"nemesis", "partition_mode"},
+      {"nemesis", "clock_strobe_delta_ms"},
+      {"nemesis", "clock_strobe_period_ms"},
       {"checker", "timeout"},
       {"checker", "memory_limit_mb"},
       {"checker", "threads"},
@@ -783,6 +785,18 @@ void Parser::Nemesis(const Item& it) {
                }},
               {"clock_monotonic",
                [&](const Item& x) { Bool(x, &n.clock_monotonic); }},
+              {"clock_strobe_delta_ms",
+               [&](const Item& x) {
+                 int ms = 0;
+                 if (Millis(x, 1, 86400000, &ms, "at most one day"))
+                   n.clock_strobe_delta_ms = ms;
+               }},
+              {"clock_strobe_period_ms",
+               [&](const Item& x) {
+                 int ms = 0;
+                 if (Millis(x, 10, 3600000, &ms, "10 ms to one hour"))
+                   n.clock_strobe_period_ms = ms;
+               }},
           });
 }
 

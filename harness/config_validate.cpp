@@ -296,31 +296,51 @@ void CheckLossAndClock(const TestSpec& s, const Provenance& prov,
   const NemesisSpec& n = s.nemesis;
   if (prov.AnyBad({"nemesis.faults"})) return;
   const bool loss = Has(n.faults, "loss"), clock = Has(n.faults, "clock");
+  const bool strobe = Has(n.faults, "strobe");
   const std::vector<std::string> target_kinds = GlobalKinds(n, &SetsTargets);
-  if ((Has(target_kinds, "loss") || Has(target_kinds, "clock")) &&
+  if ((Has(target_kinds, "loss") || Has(target_kinds, "clock") ||
+       Has(target_kinds, "strobe")) &&
       n.targets.empty() && !prov.AnyBad({"nemesis.targets"})) {
     diag->Add(prov.Blame({"nemesis.targets", "nemesis.faults"}),
               std::string("nemesis.targets is empty, but nemesis.faults has ") +
-                  (loss ? "loss" : "clock"),
+                  (loss    ? "loss"
+                   : clock ? "clock"
+                           : "strobe"),
               "list at least one node selector, e.g. `targets: [one]`");
   }
-  if (!clock) return;
+  if (!clock && !strobe) return;
   // Targets whose processes read time through libc, so libfaketime can
   // move their clocks. Not etcd: Go reads the vDSO and ignores it.
-  static const std::vector<std::string> kClockTargets = {"raftkv"};
+  // ZooKeeper: the JVM reads libc's clocks; Redis: with the faketime shim
+  // preloaded first (targets/redis/faketime_shim.c).
+  static const std::vector<std::string> kClockTargets = {"raftkv", "zookeeper",
+                                                         "redis"};
+  const std::string kind = clock ? "clock" : "strobe";
   if (std::find(kClockTargets.begin(), kClockTargets.end(), s.target.name) ==
           kClockTargets.end() &&
       !prov.AnyBad({"target.name"})) {
-    diag->Add(prov.Blame({"nemesis.faults", "target.name"}),
-              "the clock fault cannot move the clocks of " + s.target.name +
-                  (s.target.name == "etcd"
-                       ? " (Go reads time through the vDSO, which "
-                         "libfaketime does not reach)"
-                       : "") +
-                  "; it works for " + JoinNames(kClockTargets),
-              "remove clock from nemesis.faults, or set target.name to " +
-                  JoinNames(kClockTargets));
+    diag->Add(
+        prov.Blame({"nemesis.faults", "target.name"}),
+        "the " + kind + " fault cannot move the clocks of " + s.target.name +
+            (s.target.name == "etcd"
+                 ? " (Go reads time through the vDSO, which "
+                   "libfaketime does not reach)"
+                 : "") +
+            "; it works for " + JoinNames(kClockTargets),
+        "remove " + kind + " from nemesis.faults, or set target.name to " +
+            JoinNames(kClockTargets));
   }
+  // --- strobe (nemesis/strobe.h) ---
+  if (strobe && n.clock_monotonic &&
+      !prov.AnyBad({"nemesis.clock_monotonic"})) {
+    diag->Add(prov.Blame({"nemesis.faults", "nemesis.clock_monotonic"}),
+              "nemesis.faults has strobe while clock_monotonic is true: "
+              "every flip back would step CLOCK_MONOTONIC back, which no "
+              "real clock does",
+              "set `clock_monotonic: false` (the strobe then moves the wall "
+              "clock only), or remove strobe from nemesis.faults");
+  }
+  if (!clock) return;
   if (prov.AnyBad({"nemesis.clock_offset_ms", "nemesis.clock_rate",
                    "nemesis.clock_monotonic"}))
     return;

@@ -30,6 +30,10 @@ struct FaultStep {
   long long clock_offset_ms = 0;  // "clock": step of the chosen nodes' clocks
   double clock_rate = 1.0;        // "clock": their rate from then on
   std::string partition_mode = "drop";  // "partition": "drop" | "reset"
+  // "strobe" (nemesis/strobe.h): the chosen nodes' clocks flip up by
+  // strobe_delta_ms and back every strobe_period_ms while the fault lasts.
+  long long clock_strobe_delta_ms = 0;
+  long long clock_strobe_period_ms = 0;
 };
 
 // One step of the schedule: the faults applied at the same time (started in

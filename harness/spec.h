@@ -208,8 +208,8 @@ struct FaultEntry {
 
 struct NemesisSpec {
   // [faults] Fault kinds: "partition", "pause", "kill", "delay",
-  // "kill-voter", "loss", "clock", "figure8" (3 raftkv nodes). Empty: no
-  // faults.
+  // "kill-voter", "loss", "clock", "figure8" (3 raftkv nodes), "strobe".
+  // Empty: no faults.
   // No duplicates. When the config writes entries as mappings (see
   // `entries`), this lists every kind any entry uses, once, in order.
   std::vector<std::string> faults = {"partition", "pause", "kill"};
@@ -247,6 +247,11 @@ struct NemesisSpec {
   long long clock_offset_ms = 0;
   double clock_rate = 1.0;
   bool clock_monotonic = false;
+  // [clock_strobe_delta_ms] "strobe": how far a chosen node's clock flips
+  // up, 1..86400000; [clock_strobe_period_ms] how often it flips (up, back,
+  // up, ...), 10..3600000 (nemesis/strobe.h). Not with clock_monotonic.
+  long long clock_strobe_delta_ms = 5000;
+  long long clock_strobe_period_ms = 1000;
   bool operator==(const NemesisSpec&) const = default;
 };
 

@@ -16,6 +16,7 @@
 #include "nemesis/iptables_chain.h"
 #include "nemesis/node_exec.h"
 #include "nemesis/partition.h"
+#include "nemesis/strobe.h"
 #include "nemesis/vote_watch.h"
 
 namespace faultline::nemesis {
@@ -83,6 +84,8 @@ std::string NetnsNemesis::NetdelayPath() const {
   return FindNetdelay(netdelay_binary_);
 }
 
+NetnsNemesis::~NetnsNemesis() = default;
+
 std::optional<int> NetnsNemesis::FindLeader() {
   std::optional<int> best;
   long long best_term = -2;
@@ -114,7 +117,7 @@ Result<Value> NetnsNemesis::Start(const harness::FaultStep& step) {
 
 // Faults active at the same time must not act on the same things: one
 // fault per kind (a kind keeps one chain and one set of details), one of
-// pause/kill per process, and kill-voter (which uses delays and restarts
+// pause/kill per process, one of clock/strobe, and kill-voter (which uses delays and restarts
 // of its own) only alone.
 Status NetnsNemesis::CanStack(const std::string& kind) const {
   std::vector<std::string> kinds;
@@ -128,8 +131,13 @@ Status NetnsNemesis::CanStack(const std::string& kind) const {
   auto alone = [](const std::string& k) {
     return k == "kill-voter" || k == "figure8";
   };
+  // clock and strobe move the same faked clocks (nemesis/clock.cpp).
+  auto clocks = [](const std::string& k) {
+    return k == "clock" || k == "strobe";
+  };
   for (const std::string& k : kinds) {
-    if (k == kind || (process(k) && process(kind)) || alone(k) || alone(kind))
+    if (k == kind || (process(k) && process(kind)) ||
+        (clocks(k) && clocks(kind)) || alone(k) || alone(kind))
       return Fail("nemesis: a " + k + " fault is still active, so " + kind +
                   " cannot start");
   }
@@ -145,6 +153,7 @@ Result<Value> NetnsNemesis::StartKind(const harness::FaultStep& step) {
   if (step.kind == "figure8") return StartFigure8(step);  // figure8.cpp
   if (step.kind == "loss") return StartLoss(step);    // nemesis/loss.cpp
   if (step.kind == "clock") return StartClock(step);  // nemesis/clock.cpp
+  if (step.kind == "strobe") return StartStrobe(step);  // nemesis/clock.cpp
   return Fail("nemesis: unknown fault kind '" + step.kind + "'");
 }
 
@@ -555,7 +564,7 @@ Result<Value> NetnsNemesis::StopLocked() {
       if (s.ok()) s = StopDelayOn(k);
     } else if (a.kind == "loss") {
       s = StopLossOn(k);
-    } else if (a.kind == "clock") {
+    } else if (a.kind == "clock" || a.kind == "strobe") {
       s = StopClockOn(k);
     } else if (a.kind == "pause") {
       s = target_.Resume(node);
@@ -589,7 +598,8 @@ Result<Value> NetnsNemesis::StopLocked() {
   active_.reset();
   std::sort(done.begin(), done.end());
   const char* verb = kind == "partition" || kind == "delay" || kind == "loss" ||
-                             kind == "clock" || kind == "figure8"
+                             kind == "clock" || kind == "figure8" ||
+                             kind == "strobe"
                          ? "healed"
                      : kind == "pause" ? "resumed"
                                        : "restarted";
@@ -599,6 +609,10 @@ Result<Value> NetnsNemesis::StopLocked() {
   if (!details.empty())
     out.emplace_back(kind == "loss" ? "dropped" : "offset_ms",
                      Value::MakeObject(std::move(details)));
+  if (kind == "strobe") {  // the flips the strobe made (nemesis/clock.cpp)
+    out.emplace_back("flips", std::move(strobe_flips_));
+    strobe_flips_ = Value();
+  }
   return Value::MakeObject(std::move(out));
 }
 

@@ -28,6 +28,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -41,12 +42,15 @@
 
 namespace faultline::nemesis {
 
+class ClockStrobe;  // nemesis/strobe.h
+
 class NetnsNemesis : public harness::Nemesis {
  public:
   static constexpr std::chrono::milliseconds kVoterWatchLimit{3000};
 
   NetnsNemesis(harness::Cluster& cluster, harness::Target& target,
                harness::Ledger& ledger);
+  ~NetnsNemesis() override;
 
   // step.kind: "partition" (selector = shape, see partition.h;
   // step.partition_mode "drop" or "reset", see PartitionRuleSpecs), "pause",
@@ -119,6 +123,9 @@ class NetnsNemesis : public harness::Nemesis {
   harness::Status StopLossOn(std::size_t k);
   harness::Result<checkers::Value> StartClock(const harness::FaultStep& s);
   harness::Status StopClockOn(std::size_t k);
+  // "strobe" (nemesis/clock.cpp, nemesis/strobe.h): Stop ends the flipping
+  // thread before it resets the clocks (StopClockOn).
+  harness::Result<checkers::Value> StartStrobe(const harness::FaultStep& s);
   std::vector<std::string> PeerSources(int who) const;
   harness::Result<std::vector<int>> SelectNodes(const std::string& selector,
                                                 std::uint64_t seed,
@@ -136,6 +143,8 @@ class NetnsNemesis : public harness::Nemesis {
   harness::ClockControl* clock_ = nullptr;
   double loss_probability_ = 0;      // loss: the active rules' probability
   checkers::Value::Object details_;  // loss/clock: per healed node, for Stop
+  std::unique_ptr<ClockStrobe> strobe_;  // strobe: while active
+  checkers::Value strobe_flips_;         // strobe: the flips, for Stop
 };
 
 }  // namespace faultline::nemesis

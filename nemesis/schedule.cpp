@@ -53,6 +53,8 @@ std::optional<harness::FaultPlan> FaultSchedule::Next() {
     step.clock_offset_ms = f.clock_offset_ms.value_or(spec_.clock_offset_ms);
     step.clock_rate = f.clock_rate.value_or(spec_.clock_rate);
     step.partition_mode = f.partition_mode.value_or(spec_.partition_mode);
+    step.clock_strobe_delta_ms = spec_.clock_strobe_delta_ms;
+    step.clock_strobe_period_ms = spec_.clock_strobe_period_ms;
     plan.faults.push_back(std::move(step));
   }
   return plan;

@@ -59,9 +59,10 @@ harness::Result<std::unique_ptr<harness::Target>> MakeTarget(
     const std::string& work_dir) {
   auto target = MakeTargetOnly(spec, ledger, work_dir);
   const auto& faults = spec.nemesis.faults;
-  if (!target.ok() ||
-      std::find(faults.begin(), faults.end(), "clock") == faults.end())
-    return target;
+  const bool clock_faults =
+      std::find(faults.begin(), faults.end(), "clock") != faults.end() ||
+      std::find(faults.begin(), faults.end(), "strobe") != faults.end();
+  if (!target.ok() || !clock_faults) return target;
   auto* skewable = dynamic_cast<harness::ClockSkewable*>(target->get());
   if (skewable == nullptr)
     return harness::Fail("the clock fault cannot fake the clocks of " +
