@@ -14,6 +14,7 @@
 #include "checkers/linearizable.h"
 #include "checkers/mutex_fencing.h"
 #include "checkers/stats.h"
+#include "reports/report_clocks.h"
 #include "reports/report_html.h"
 
 namespace faultline::reports {
@@ -122,6 +123,7 @@ class Builder {
     d["violation"] = Violation(s);
     d["holds"] = Holds();
     d["leaders"] = Leaders();
+    d["clocks"] = ClockSeries(h_, timed_, end_);  // reports/report_clocks.h
     return d;
   }
 

@@ -209,6 +209,8 @@ std::string ReportHtml(const RunSummary& s, const checkers::History& history,
       "<div id=\"holds\" class=\"chart\"></div>\n</section>\n"
       "<section id=\"leaders-section\" hidden>\n<h2>Leaders over time</h2>\n"
       "<div id=\"leaders\" class=\"chart\"></div>\n</section>\n"
+      "<section id=\"clocks-section\" hidden>\n<h2>Clock offsets</h2>\n"
+      "<div id=\"clocks\" class=\"chart\"></div>\n</section>\n"
       "<section id=\"latency-section\">\n<h2>Latency</h2>\n"
       "<div id=\"latency\" class=\"chart\"></div>\n</section>\n"
       "<section id=\"throughput-section\">\n<h2>Throughput</h2>\n"

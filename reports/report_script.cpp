@@ -266,6 +266,43 @@ std::string_view ReportScript() {
     legend(div, items);
   }
 
+  // --- clock offsets (clock and strobe faults) -------------------------------
+  // Each node's fake - real in ms (D.clocks, reports/report_clocks.h); a step
+  // is two points at the same x.
+  function drawClocks() {
+    var C = D.clocks;
+    if (!C) return;
+    document.getElementById('clocks-section').hidden = false;
+    var div = document.getElementById('clocks');
+    clear(div);
+    var W = widthOf(div), H = 200, top = 12, bottom = H - 28;
+    var k = (W - LEFT - RIGHT) / (view.hi - view.lo);
+    var sx = function (x) { return LEFT + (x - view.lo) * k; };
+    var M = Math.max(1, C.max_abs);
+    var sy = function (v) { return top + (M - v) / (2 * M) * (bottom - top); };
+    var svg = el('svg', {width: W, height: H, 'class': 'clocks'}, div);
+    faults(svg, sx, top, bottom, false);
+    var step = niceStep(M, 2);
+    for (var t = -Math.floor(M / step) * step; t <= M; t += step) {
+      el('line', {x1: LEFT, x2: W - RIGHT, y1: sy(t), y2: sy(t),
+        stroke: t === 0 ? '#9aa0ad' : '#e6e8ee'}, svg);
+      txt(svg, LEFT - 6, sy(t) + 4, (t > 0 ? '+' : '') + (Math.abs(t) >= 1000 ?
+        +(t / 1000).toPrecision(4) + ' s' : +t.toPrecision(4) + ' ms'), 'tick', 'end');
+    }
+    C.series.forEach(function (pts, n) {
+      var out = [];
+      pts.forEach(function (p) {
+        var x = Math.max(view.lo, Math.min(view.hi, p[0]));
+        out.push(sx(x).toFixed(1) + ',' + sy(p[1]).toFixed(1));
+      });
+      var pl = el('polyline', {points: out.join(' '), fill: 'none',
+        stroke: FCOL[n % FCOL.length], 'stroke-width': 1.6, 'class': 'clock'}, svg);
+      tip(pl, C.nodes[n] + ': clock offset (fake - real)');
+    });
+    xAxis(svg, sx, bottom, W);
+    legend(div, C.nodes.map(function (name, i) { return [name, FCOL[i % FCOL.length]]; }));
+  }
+
   // --- leaders (election runs, leader observations) ---------------------------
   function drawLeaders() {
     var L = D.leaders;
@@ -512,7 +549,8 @@ std::string_view ReportScript() {
     pending = true;
     requestAnimationFrame(function () {
       pending = false;
-      drawTimeline(); drawHolds(); drawLeaders(); drawLatency(); drawThroughput();
+      drawTimeline(); drawHolds(); drawLeaders(); drawClocks(); drawLatency();
+      drawThroughput();
     });
   }
   function setView(lo, hi) {
@@ -531,7 +569,7 @@ std::string_view ReportScript() {
     var px = Math.max(0, Math.min(plotW, clientX - rect.left - LEFT));
     return view.lo + px / plotW * (view.hi - view.lo);
   }
-  ['timeline', 'holds', 'leaders', 'latency', 'throughput'].forEach(function (id) {
+  ['timeline', 'holds', 'leaders', 'clocks', 'latency', 'throughput'].forEach(function (id) {
     var div = document.getElementById(id);
     div.addEventListener('wheel', function (e) {
       e.preventDefault();
@@ -558,7 +596,8 @@ std::string_view ReportScript() {
   window.addEventListener('resize', redraw);
 
   drawViolation();
-  drawTimeline(); drawHolds(); drawLeaders(); drawLatency(); drawThroughput();
+  drawTimeline(); drawHolds(); drawLeaders(); drawClocks(); drawLatency();
+  drawThroughput();
   document.body.setAttribute('data-rendered', 'yes');
   // Milliseconds from navigation start to the first complete drawing.
   if (window.performance && performance.now) {
