@@ -117,8 +117,8 @@ Result<Value> NetnsNemesis::Start(const harness::FaultStep& step) {
 
 // Faults active at the same time must not act on the same things: one
 // fault per kind (a kind keeps one chain and one set of details), one of
-// pause/kill per process, one of clock/strobe, and kill-voter (which uses delays and restarts
-// of its own) only alone.
+// pause/kill per process, one of clock/strobe, and kill-voter (which uses
+// delays and restarts of its own) only alone.
 Status NetnsNemesis::CanStack(const std::string& kind) const {
   std::vector<std::string> kinds;
   for (const Active& a : held_) kinds.push_back(a.kind);
