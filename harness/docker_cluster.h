@@ -2,7 +2,9 @@
 // user's `docker compose up -d`, or a test's `docker run`), reached with
 // DockerRemote (harness/docker_remote.h). faultline creates no container
 // and removes none: it creates the run's work directory in each container
-// and Destroy removes it again.
+// (recorded in the fault ledger first, with the container's remote
+// descriptor, so `faultline heal` removes it after a crash) and Destroy
+// removes it again.
 //
 // Node i (0-based) is named n<i+1> and uses the container
 // spec.containers[i], or faultline-n<i+1> when no list is given (the names
@@ -20,6 +22,7 @@
 
 #include "harness/cluster.h"
 #include "harness/docker_remote.h"
+#include "harness/ledger.h"
 #include "harness/result.h"
 #include "harness/spec.h"
 
@@ -44,8 +47,9 @@ Result<DockerAddress> PickDockerAddress(std::string_view networks_json,
 // Checks every container (exists, running), reads the addresses, creates
 // `work_dir` (absolute; its last component must start with "faultline-")
 // in each container and returns the cluster. Fails with a one-line message
-// naming the container and what to do.
+// naming the container and what to do. `ledger` must outlive the cluster.
 Result<std::unique_ptr<Cluster>> OpenDockerCluster(const ClusterSpec& spec,
-                                                   const std::string& work_dir);
+                                                   const std::string& work_dir,
+                                                   Ledger& ledger);
 
 }  // namespace faultline::harness

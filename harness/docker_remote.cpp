@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -84,6 +85,17 @@ bool IsDockerFailure(const CommandResult& r) {
 
 DockerRemote::DockerRemote(DockerOptions options)
     : options_(std::move(options)) {}
+
+RemoteDescriptor DockerRemote::Descriptor() const {
+  RemoteDescriptor d;
+  d.kind = "docker";
+  d.container = options_.container;
+  d.docker_host = options_.docker_host;
+  if (d.docker_host.empty()) {
+    if (const char* env = std::getenv("DOCKER_HOST")) d.docker_host = env;
+  }
+  return d;
+}
 
 Status DockerRemote::Check() {
   std::vector<std::string> argv = DockerBase(options_);

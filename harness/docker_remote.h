@@ -75,6 +75,9 @@ class DockerRemote : public Remote {
   bool Alive(pid_t pid) override;
   // Pids are the container's: never recorded as controller processes.
   bool SharesControllerPids() const override { return false; }
+  // Kind "docker": the container and the engine (docker_host, else
+  // $DOCKER_HOST as it is now, so `faultline heal` reaches the same engine).
+  RemoteDescriptor Descriptor() const override;
   Status Upload(const std::string& local, const std::string& remote) override;
   Status Download(const std::string& remote, const std::string& local) override;
 

@@ -18,6 +18,7 @@
 
 #include "harness/config.h"
 #include "harness/docker_cluster.h"
+#include "harness/remote_factory.h"
 
 namespace fs = std::filesystem;
 using namespace faultline::harness;
@@ -285,4 +286,36 @@ TEST_CASE("docker cluster: config keys, errors and --cluster", "[docker]") {
   REQUIRE(unknown.errors.size() == 1);
   CHECK(unknown.errors[0].message ==
         "--cluster kubernetes: unknown cluster provider 'kubernetes'");
+}
+
+TEST_CASE("docker: the remote descriptor reaches the same container again",
+          "[docker]") {
+  DockerOptions o;
+  o.container = "faultline-n2";
+  o.docker_host = "unix:///run/d.sock";
+  RemoteDescriptor d = DockerRemote(o).Descriptor();
+  CHECK(d.kind == "docker");
+  CHECK(d.container == "faultline-n2");
+  CHECK(d.docker_host == "unix:///run/d.sock");
+  const std::string json = RemoteDescriptorToJson(d);
+  CHECK(json.find("\"container\":\"faultline-n2\"") != std::string::npos);
+  CHECK(json.find("\"host\"") == std::string::npos);  // ssh fields left out
+  auto back = RemoteDescriptorFromJson(json);
+  REQUIRE(back.ok());
+  CHECK(*back == d);
+
+  // Without docker_host, the engine of $DOCKER_HOST at the time is kept.
+  o.docker_host.clear();
+  setenv("DOCKER_HOST", "unix:///run/e.sock", 1);
+  CHECK(DockerRemote(o).Descriptor().docker_host == "unix:///run/e.sock");
+  unsetenv("DOCKER_HOST");
+  CHECK(DockerRemote(o).Descriptor().docker_host.empty());
+
+  // OpenRemote checks the container: an engine that is not there fails.
+  d.docker_host = "unix:///nonexistent/faultline-test.sock";
+  auto opened = OpenRemote(d);
+  REQUIRE_FALSE(opened.ok());
+  CHECK(opened.error().rfind("docker: container faultline-n2", 0) == 0);
+  d.container.clear();
+  CHECK_FALSE(OpenRemote(d).ok());
 }

@@ -15,7 +15,7 @@
 namespace faultline::harness {
 
 struct RemoteDescriptor {
-  std::string kind;  // "" (controller), "ssh"
+  std::string kind;  // "" (controller), "ssh", "docker"
 
   // kind "ssh"
   std::string host;  // address or name
@@ -25,6 +25,10 @@ struct RemoteDescriptor {
   std::string known_hosts;  // "" = ~/.ssh/known_hosts
   std::string host_key_policy = "strict";  // strict | accept-new | off
   bool sudo = false;
+
+  // kind "docker" (harness/docker_remote.h)
+  std::string container;    // name or id
+  std::string docker_host;  // "" = docker's default (local socket)
 
   bool empty() const { return kind.empty(); }
   bool operator==(const RemoteDescriptor&) const = default;

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "harness/docker_remote.h"
 #include "harness/ssh_remote.h"
 
 namespace faultline::harness {
@@ -37,10 +38,23 @@ Result<std::unique_ptr<Remote>> OpenSsh(const RemoteDescriptor& d) {
   return std::unique_ptr<Remote>(std::move(remote));
 }
 
+// kind "docker": the container must exist and run.
+Result<std::unique_ptr<Remote>> OpenDocker(const RemoteDescriptor& d) {
+  if (d.container.empty()) return Fail("docker remote without a container");
+  DockerOptions o;
+  o.container = d.container;
+  o.docker_host = d.docker_host;
+  auto remote = std::make_unique<DockerRemote>(std::move(o));
+  Status running = remote->Check();
+  if (!running) return Fail(running.error());
+  return std::unique_ptr<Remote>(std::move(remote));
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Remote>> OpenRemote(const RemoteDescriptor& d) {
   if (d.kind == "ssh") return OpenSsh(d);
+  if (d.kind == "docker") return OpenDocker(d);
   // Other transports add their kind here.
   if (d.kind.empty()) return Fail("remote descriptor without a kind");
   return Fail("unknown remote kind '" + d.kind + "'");
@@ -57,6 +71,10 @@ std::string RemoteDescriptorToJson(const RemoteDescriptor& d) {
     j["known_hosts"] = d.known_hosts;
     j["host_key_policy"] = d.host_key_policy;
     j["sudo"] = d.sudo;
+  }
+  if (d.kind == "docker") {
+    j["container"] = d.container;
+    j["docker_host"] = d.docker_host;
   }
   return j.dump();
 }
@@ -75,6 +93,8 @@ Result<RemoteDescriptor> RemoteDescriptorFromJson(std::string_view json) {
   str("key", &d.key);
   str("known_hosts", &d.known_hosts);
   str("host_key_policy", &d.host_key_policy);
+  str("container", &d.container);
+  str("docker_host", &d.docker_host);
   if (j.contains("port") && j["port"].is_number_integer())
     d.port = j["port"].get<int>();
   if (j.contains("sudo") && j["sudo"].is_boolean())

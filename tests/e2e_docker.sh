@@ -2,12 +2,15 @@
 # The docker transport end to end: a private docker engine (own socket, data
 # root and exec root, --iptables=false so the host's FORWARD policy stays as
 # it is), a node image built here without any registry
-# (docker/build-base-image.sh host, with this build's raftkv), three
-# containers faultline-n1..n3 on a user network in 10.77.75.0/24, and a full
-# `faultline run --cluster docker` raftkv register test with a partition
-# fault that must be valid. Then the DockerRemote checks: a missing container
-# is a "docker:" error, not an answer. Everything it made (containers,
-# network, image, engine data, the engine itself) is removed on exit.
+# (docker/build-base-image.sh host), three containers faultline-n1..n3 on a
+# user network in 10.77.75.0/24, and a full `faultline run --cluster docker`
+# raftkv register test with partitions (iptables in the containers), pauses
+# and kills that must be valid. Then a run whose controller is SIGKILLed
+# mid-partition is healed by `faultline heal` from its ledger alone (rules,
+# raftkv processes and work directories in the containers), and a stopped
+# container is refused before anything starts. Everything it made
+# (containers, network, image, engine data, the engine itself) is removed on
+# exit.
 # Needs: root, docker.io (dockerd, docker), python3, the raftkv binary next to
 # faultline. Installs nothing.
 source "$(dirname "$0")/lib.sh"
@@ -15,7 +18,7 @@ require_root
 require_tool dockerd
 require_tool docker
 require_tool python3
-RAFTKV="$(dirname "$FAULTLINE_BIN")/raftkv"
+RAFTKV="$(dirname "$FAULTLINE_BIN")/raftkv"  # copied into the nodes by the run
 [ -x "$RAFTKV" ] || fail "no raftkv binary at $RAFTKV (build the 'raftkv' target)"
 
 t0=$(date +%s)
@@ -79,8 +82,10 @@ docker version >/dev/null 2>&1 || fail "dockerd did not answer on $SOCK within 3
 t_engine=$(date +%s)
 
 # --- image, network, containers -------------------------------------------
-"$FAULTLINE_SOURCE_DIR/docker/build-base-image.sh" --tag "$IMAGE" host \
-  "$RAFTKV=/usr/local/bin/raftkv" >/dev/null || fail "building the node image failed"
+# raftkv itself is copied into the containers by faultline (the controller's
+# binary), so the image holds only the tools.
+"$FAULTLINE_SOURCE_DIR/docker/build-base-image.sh" --tag "$IMAGE" host >/dev/null \
+  || fail "building the node image failed"
 t_image=$(date +%s)
 docker network create --subnet "$SUBNET" "$NET" >/dev/null
 for n in 1 2 3; do
@@ -98,9 +103,9 @@ name: docker-register
 time_limit: 25
 recovery: 5
 cluster: {nodes: 3, network: $NET}
-target: {name: raftkv, binary: /usr/local/bin/raftkv}
+target: {name: raftkv}
 workload: {name: register, keys: 4, concurrency: 6, rate: 100}
-nemesis: {faults: [pause, kill], interval: 4, duration: 3}
+nemesis: {faults: [partition, pause, kill], interval: 3, duration: 3, partitions: [one, leader, halves]}
 YAML
 set +e
 "$FAULTLINE_BIN" run "$WORK/docker.yaml" --cluster docker --seed 7 \
@@ -114,18 +119,55 @@ verdict=$(json_get "$run/results.json" "j['valid']")
 validate_results "$run/results.json"
 ok_ops=$(grep -c '"type":"ok"' "$run/history.jsonl" || true)
 [ "$ok_ops" -ge 100 ] || fail "only $ok_ops ok operations"
-parts=$(grep -c '"f":"start-\(pause\|kill\)"' "$run/history.jsonl" || true)
-[ "$parts" -ge 2 ] || fail "only $parts faults were applied"
+parts=$(grep -c '"type":"info","f":"start-partition"' "$run/history.jsonl" || true)
+[ "$parts" -ge 1 ] || fail "no partition was applied"
+faults=$(grep -c '"type":"info","f":"start-' "$run/history.jsonl" || true)
+# The partitions were real: the ledger holds iptables entries that name a
+# container (kind docker), and the run healed and closed them.
+grep -q '"kind":"iptables".*"container":"faultline-n' "$run/ledger.jsonl" \
+  || fail "no iptables entry for a container in the ledger"
 grep -q '"kind":"closed"' "$run/ledger.jsonl" || fail "the run did not close its ledger"
-# Nothing of the run is left in the containers: no raftkv, no work directory.
-for n in 1 2 3; do
-  procs=$(docker exec "faultline-n$n" ps -eo comm= | grep -c raftkv || true)
-  [ "$procs" -eq 0 ] || fail "faultline-n$n still runs raftkv"
-  docker exec "faultline-n$n" sh -c 'ls -d /tmp/faultline-* 2>/dev/null' \
-    && fail "faultline-n$n still has the run's work directory"
-done
+# Nothing of the run is left in the containers.
+check_clean() {
+  local n procs drops
+  for n in 1 2 3; do
+    drops=$(docker exec "faultline-n$n" iptables -S INPUT | grep -c DROP || true)
+    [ "$drops" -eq 0 ] || fail "$1: faultline-n$n still has $drops DROP rules"
+    procs=$(docker exec "faultline-n$n" ps -eo stat=,comm= | awk '$2 == "raftkv" && $1 !~ /^Z/' | wc -l)
+    [ "$procs" -eq 0 ] || fail "$1: faultline-n$n still runs raftkv"
+    if docker exec "faultline-n$n" sh -c 'ls -d /tmp/faultline-* 2>/dev/null'; then
+      fail "$1: faultline-n$n still has a run's work directory"
+    fi
+  done
+}
+check_clean "after the run"
 [ -s "$run/nodes/n1/raftkv.log" ] || fail "n1's raftkv log was not collected"
 t_run=$(date +%s)
+
+# --- SIGKILLed controller, then `faultline heal` ----------------------------
+sed -e 's/^name: .*/name: docker-sigkill/' -e 's/^time_limit: .*/time_limit: 600/' \
+  -e 's/^nemesis: .*/nemesis: {faults: [partition], interval: 1, duration: 600, partitions: [halves]}/' \
+  "$WORK/docker.yaml" >"$WORK/long.yaml"
+"$FAULTLINE_BIN" run "$WORK/long.yaml" --cluster docker --store "$STORE" \
+  --index-dir "$INDEX" >"$WORK/out.txt" 2>&1 &
+pid=$!
+krun="$STORE/docker-sigkill/latest"
+await_history "$pid" "$krun" '"type":"info","f":"start-partition"' "the partition"
+kill -9 "$pid"
+wait "$pid" 2>/dev/null || true
+# Before healing, the leftovers are real (so the checks below can fail).
+drops=0
+for n in 1 2 3; do
+  d=$(docker exec "faultline-n$n" iptables -S INPUT | grep -c DROP || true)
+  drops=$((drops + d))
+done
+[ "$drops" -ge 1 ] || fail "no DROP rule in the containers before heal"
+procs=$(docker exec faultline-n1 ps -eo comm= | grep -c raftkv || true)
+[ "$procs" -ge 1 ] || fail "no raftkv running in faultline-n1 before heal"
+"$FAULTLINE_BIN" heal "$krun" >"$WORK/heal.txt" 2>&1 \
+  || { cat "$WORK/heal.txt" >&2; fail "faultline heal exited non-zero"; }
+check_clean "after heal"
+t_heal=$(date +%s)
 
 # --- docker failures are errors, not answers -------------------------------
 docker stop -t 1 faultline-n3 >/dev/null
@@ -139,4 +181,5 @@ grep -q "faultline-n3 is not running" "$WORK/stopped.txt" \
   || { cat "$WORK/stopped.txt" >&2; fail "the stopped container was not named"; }
 
 echo "e2e_docker: ok (engine $((t_engine - t0)) s, image $((t_image - t_engine)) s," \
-  "run $((t_run - t_image)) s, $ok_ops ok ops, $parts faults, total $(( $(date +%s) - t0 )) s)"
+  "run $((t_run - t_image)) s: $ok_ops ok ops, $faults faults ($parts partitions);" \
+  "sigkill+heal $((t_heal - t_run)) s; total $(( $(date +%s) - t0 )) s)"

@@ -70,7 +70,8 @@ harness::Result<std::unique_ptr<harness::Target>> MakeTarget(
   harness::ClockControl::Options options;
   options.dir = std::filesystem::absolute(work_dir).string() + "/faketime";
   options.fake_monotonic = spec.nemesis.clock_monotonic;
-  options.on_nodes = spec.cluster.provider == "ssh";  // files on the nodes
+  options.on_nodes = spec.cluster.provider == "ssh" ||
+                     spec.cluster.provider == "docker";  // files on the nodes
   auto clock = harness::ClockControl::Create(options, ledger);
   if (!clock.ok()) return harness::Fail(clock.error());
   skewable->EnableClock(std::move(clock.value()));
@@ -124,13 +125,13 @@ std::string Executable(const std::string& b) {
 }  // namespace
 
 std::string FindTargetBinary(const harness::TestSpec& spec) {
-  // provider: docker: the target runs in the containers, so its binary is
-  // the configured name or path as the container resolves it.
+  // provider: docker: etcd, Redis and ZooKeeper run from the containers'
+  // own packages, so their binary is the configured name or path as the
+  // container resolves it. raftkv is the controller's, copied to each node.
   if (spec.cluster.provider == "docker") {
     if (spec.target.name == "etcd") return spec.target.etcd.binary;
     if (spec.target.name == "redis") return spec.target.redis.binary;
     if (spec.target.name == "zookeeper") return spec.target.zookeeper.java;
-    if (spec.target.name == "raftkv") return spec.target.raftkv.binary;
   }
   if (spec.target.name == "etcd") return Executable(spec.target.etcd.binary);
   if (spec.target.name == "redis") return Executable(spec.target.redis.binary);
