@@ -82,10 +82,11 @@ docker version >/dev/null 2>&1 || fail "dockerd did not answer on $SOCK within 3
 t_engine=$(date +%s)
 
 # --- image, network, containers -------------------------------------------
-# raftkv itself is copied into the containers by faultline (the controller's
-# binary), so the image holds only the tools.
-"$FAULTLINE_SOURCE_DIR/docker/build-base-image.sh" --tag "$IMAGE" host >/dev/null \
-  || fail "building the node image failed"
+# faultline copies the controller's raftkv into the containers at setup; the
+# image gets this build's raftkv too, which brings the shared libraries it
+# loads (libstdc++) into the image.
+"$FAULTLINE_SOURCE_DIR/docker/build-base-image.sh" --tag "$IMAGE" host \
+  "$RAFTKV=/usr/local/bin/raftkv" >/dev/null || fail "building the node image failed"
 t_image=$(date +%s)
 docker network create --subnet "$SUBNET" "$NET" >/dev/null
 for n in 1 2 3; do
