@@ -141,8 +141,10 @@ harness::Status RaftkvTarget::Setup(harness::Cluster& cluster) {
       return Fail("raftkv: cannot prepare " + dir + " on " + node.name + ": " +
                   rm.err + mk.err + rm.error + mk.error);
     }
-    if (node.remote->Descriptor().kind != "ssh") continue;
-    // A host reached over SSH: run a copy of the controller's binary.
+    const std::string kind = node.remote->Descriptor().kind;
+    if (kind != "ssh" && kind != "docker") continue;
+    // A host reached over SSH, or a container: run a copy of the
+    // controller's binary (the same build as the client talking to it).
     const std::string copy = dir + "/raftkv";
     auto up = node.remote->Upload(binary_, copy);
     if (!up) {
