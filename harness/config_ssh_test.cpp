@@ -194,4 +194,10 @@ TEST_CASE(
     CHECK(e.line == 4);
     CHECK(Contains(e.message, "not available on ssh nodes"));
   }
+  // figure8 delays packets too; it also needs raftkv on exactly 3 nodes.
+  auto e = OnlyError(
+      Load("name: s\ncluster: {provider: ssh, nodes: [a, b, c]}\n"
+           "target: {name: raftkv}\nnemesis:\n  faults: [figure8]\n"));
+  CHECK(e.line == 5);
+  CHECK(Contains(e.message, "figure8 fault is not available on ssh nodes"));
 }

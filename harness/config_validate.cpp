@@ -411,7 +411,7 @@ bool CheckSshCluster(const TestSpec& s, const Provenance& prov,
               "[{name: n1, address: 10.0.0.2}, ...]`");
     return true;
   }
-  for (const char* fault : {"delay", "kill-voter"}) {
+  for (const char* fault : {"delay", "kill-voter", "figure8"}) {
     if (!Has(s.nemesis.faults, fault) || prov.AnyBad({"nemesis.faults"}))
       continue;
     diag->Add(prov.Blame({"nemesis.faults", "cluster.provider"}),

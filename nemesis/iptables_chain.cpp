@@ -3,8 +3,8 @@
 #include <chrono>
 #include <sstream>
 
-#include "harness/netns.h"
 #include "harness/process.h"
+#include "nemesis/node_exec.h"
 
 namespace faultline::nemesis {
 namespace {
@@ -15,15 +15,6 @@ std::string Describe(const harness::CommandResult& r) {
     msg.pop_back();
   if (msg.empty()) msg = "exit " + std::to_string(r.exit_code);
   return msg;
-}
-
-harness::CommandResult RunOn(const harness::Node& node,
-                             const std::vector<std::string>& argv,
-                             const std::string& input = "") {
-  harness::CommandOptions o;
-  o.stdin_data = input;
-  o.timeout = std::chrono::milliseconds(15000);
-  return node.remote->Run(argv, o);
 }
 
 }  // namespace
@@ -55,9 +46,8 @@ harness::Status ApplyChain(const harness::Node& node, const std::string& chain,
                            const std::vector<std::string>& rules) {
   if (node.remote == nullptr)
     return harness::Fail("node " + node.name + " has no remote");
-  const std::string restore = harness::FindSystemTool("iptables-restore");
-  if (restore.empty()) return harness::Fail("iptables-restore not found");
-  auto r = RunOn(node, {restore, "-w", "--noflush"}, ChainBatch(chain, rules));
+  auto r = RunOnNode(node, "iptables-restore", {"-w", "--noflush"},
+                     ChainBatch(chain, rules));
   if (!r.ok())
     return harness::Fail("iptables-restore on " + node.name + ": " +
                          Describe(r));
@@ -68,16 +58,14 @@ harness::Status RemoveChain(const harness::Node& node,
                             const std::string& chain) {
   if (node.remote == nullptr)
     return harness::Fail("node " + node.name + " has no remote");
-  const std::string iptables = harness::FindSystemTool("iptables");
-  if (iptables.empty()) return harness::Fail("iptables not found");
-  auto list = RunOn(node, {iptables, "-w", "-S"});
+  auto list = RunOnNode(node, "iptables", {"-w", "-S"});
   if (!list.ok())
     return harness::Fail("iptables -S on " + node.name + ": " + Describe(list));
   ChainPresence p = ChainState(list.out, chain);
   std::string errors;
   auto run = [&](std::vector<std::string> args) {
-    args.insert(args.begin(), {iptables, "-w"});
-    auto r = RunOn(node, args);
+    args.insert(args.begin(), "-w");
+    auto r = RunOnNode(node, "iptables", std::move(args));
     if (!r.ok()) errors += (errors.empty() ? "" : "; ") + Describe(r);
   };
   for (int i = 0; i < p.jumps; ++i) run({"-D", "INPUT", "-j", chain});
@@ -86,7 +74,7 @@ harness::Status RemoveChain(const harness::Node& node,
     run({"-X", chain});
   }
   if (p.jumps == 0 && !p.exists) return harness::Ok();
-  auto after = RunOn(node, {iptables, "-w", "-S"});
+  auto after = RunOnNode(node, "iptables", {"-w", "-S"});
   if (after.ok()) {
     ChainPresence q = ChainState(after.out, chain);
     if (q.jumps == 0 && !q.exists) return harness::Ok();

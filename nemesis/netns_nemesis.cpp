@@ -151,9 +151,9 @@ Result<Value> NetnsNemesis::StartKind(const harness::FaultStep& step) {
   if (step.kind == "delay") return StartDelay(step);
   if (step.kind == "kill-voter") return StartKillVoter(step);
   if (step.kind == "figure8") return StartFigure8(step);  // figure8.cpp
-  if (step.kind == "loss") return StartLoss(step);    // nemesis/loss.cpp
-  if (step.kind == "clock") return StartClock(step);  // nemesis/clock.cpp
-  if (step.kind == "strobe") return StartStrobe(step);  // nemesis/clock.cpp
+  if (step.kind == "loss") return StartLoss(step);        // nemesis/loss.cpp
+  if (step.kind == "clock") return StartClock(step);      // nemesis/clock.cpp
+  if (step.kind == "strobe") return StartStrobe(step);    // nemesis/clock.cpp
   return Fail("nemesis: unknown fault kind '" + step.kind + "'");
 }
 
@@ -167,8 +167,6 @@ Result<Value> NetnsNemesis::StartPartition(const harness::FaultStep& step) {
   for (const auto& node : nodes)
     if (node.remote == nullptr)
       return Fail("nemesis: node " + node.name + " has no remote");
-  if (harness::FindSystemTool("iptables-restore").empty())
-    return Fail("nemesis: iptables-restore not found");
   if (step.partition_mode != "drop" && step.partition_mode != "reset")
     return Fail("nemesis: unknown partition mode '" + step.partition_mode +
                 "'");

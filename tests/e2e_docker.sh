@@ -127,13 +127,16 @@ faults=$(grep -c '"type":"info","f":"start-' "$run/history.jsonl" || true)
 # container (kind docker), and the run healed and closed them.
 grep -q '"kind":"iptables".*"container":"faultline-n' "$run/ledger.jsonl" \
   || fail "no iptables entry for a container in the ledger"
-grep -q '"kind":"closed"' "$run/ledger.jsonl" || fail "the run did not close its ledger"
+grep -q '"kind":"closed"' "$run/ledger.jsonl" \
+  || { grep -i -A5 -E 'problem|warn|error' "$WORK/run.txt" >&2; fail "the run did not close its ledger"; }
 # Nothing of the run is left in the containers.
 check_clean() {
-  local n procs drops
+  local n procs drops chains
   for n in 1 2 3; do
-    drops=$(docker exec "faultline-n$n" iptables -S INPUT | grep -c DROP || true)
+    drops=$(docker exec "faultline-n$n" iptables -S | grep -c DROP || true)
     [ "$drops" -eq 0 ] || fail "$1: faultline-n$n still has $drops DROP rules"
+    chains=$(docker exec "faultline-n$n" iptables -S | grep -c -- '^-N faultline' || true)
+    [ "$chains" -eq 0 ] || fail "$1: faultline-n$n still has $chains faultline chains"
     procs=$(docker exec "faultline-n$n" ps -eo stat=,comm= | awk '$2 == "raftkv" && $1 !~ /^Z/' | wc -l)
     [ "$procs" -eq 0 ] || fail "$1: faultline-n$n still runs raftkv"
     if docker exec "faultline-n$n" sh -c 'ls -d /tmp/faultline-* 2>/dev/null'; then
@@ -159,7 +162,7 @@ wait "$pid" 2>/dev/null || true
 # Before healing, the leftovers are real (so the checks below can fail).
 drops=0
 for n in 1 2 3; do
-  d=$(docker exec "faultline-n$n" iptables -S INPUT | grep -c DROP || true)
+  d=$(docker exec "faultline-n$n" iptables -S | grep -c DROP || true)
   drops=$((drops + d))
 done
 [ "$drops" -ge 1 ] || fail "no DROP rule in the containers before heal"

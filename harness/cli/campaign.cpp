@@ -182,18 +182,11 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
   // to preallocate WALs. Killing a process loses nothing from tmpfs, so
   // process faults see the same durability. Recorded in the ledger first,
   // so `heal` removes it after a crash.
-  // provider: docker: the directory is in the containers (their /dev/shm is
-  // 64 MB); the docker cluster creates and removes it.
-  const bool work_in_nodes = spec.cluster.provider == "docker";
-  std::string work_dir = work_in_nodes ? "/tmp/faultline-" + run_dir->run_id
-                                       : WorkDir(dir, run_dir->run_id);
-  long work_seq = 0;
-  if (!work_in_nodes) {
-    harness::LedgerEntry work_entry;
-    work_entry.kind = "dir";
-    work_entry.name = work_dir;
-    work_seq = (*ledger)->Record(work_entry);
-  }
+  std::string work_dir = WorkDir(dir, run_dir->run_id);
+  harness::LedgerEntry work_entry;
+  work_entry.kind = "dir";
+  work_entry.name = work_dir;
+  long work_seq = (*ledger)->Record(work_entry);
 
   // --- setup ---------------------------------------------------------------
   auto t_setup = Clock::now();
@@ -202,7 +195,7 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
   std::unique_ptr<harness::Nemesis> nemesis;
   std::string setup_error;
   // Where the target keeps its files: the controller's scratch directory
-  // for netns and docker nodes, the run's directory on each node for ssh.
+  // for netns nodes, the run's directory on each node for ssh and docker.
   std::string target_dir = work_dir;
   if (spec.cluster.provider == "ssh") {
     auto c = harness::CreateSshCluster(spec.cluster, run_dir->run_id, **ledger);
@@ -212,11 +205,20 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
       target_dir = (*c)->node_work_dir();
       cluster = std::move(c.value());
     }
+  } else if (spec.cluster.provider == "docker") {
+    // provider: docker: the target's files live in the containers (their
+    // /dev/shm is 64 MB); the docker cluster creates and removes them.
+    const std::string node_dir = "/tmp/faultline-" + run_dir->run_id;
+    auto c = harness::OpenDockerCluster(spec.cluster, node_dir, **ledger);
+    if (!c.ok()) {
+      setup_error = "cluster: " + c.error();
+    } else {
+      target_dir = node_dir;
+      cluster = std::move(c.value());
+    }
   } else {
-    auto c = spec.cluster.provider == "docker"
-                 ? harness::OpenDockerCluster(spec.cluster, work_dir)
-                 : harness::CreateNetnsCluster(spec.cluster, run_dir->run_id,
-                                               **ledger);
+    auto c =
+        harness::CreateNetnsCluster(spec.cluster, run_dir->run_id, **ledger);
     if (!c.ok()) {
       setup_error = "cluster: " + c.error();
     } else {
@@ -306,7 +308,7 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
     note("teardown", target->Teardown(dir + "/" + harness::kNodesDir));
   if (cluster) note("cluster", cluster->Destroy());
   std::error_code ec;
-  if (!work_in_nodes) std::filesystem::remove_all(work_dir, ec);
+  std::filesystem::remove_all(work_dir, ec);
   if (ec) {
     note("scratch", harness::Fail(work_dir + ": " + ec.message()));
   } else if (work_seq > 0) {
