@@ -11,7 +11,7 @@
 #include <string_view>
 #include <utility>
 
-#include "harness/ssh_remote.h"  // BuildStartArgv, SignalName
+#include "harness/ssh_remote.h"  // BuildStartArgv
 
 namespace faultline::harness {
 namespace {
@@ -21,14 +21,6 @@ using Clock = std::chrono::steady_clock;
 // How much longer than a command's timeout the controller waits for the
 // container's timeout(1) to end it.
 constexpr auto kTimeoutSlack = std::chrono::milliseconds(3000);
-
-// Exit 0 while /proc/$1 is a live, non-zombie process, 1 otherwise.
-constexpr const char* kAliveScript =
-    "s=$(cat /proc/\"$1\"/stat 2>/dev/null) || exit 1; s=${s##*) }; "
-    "case $s in Z*|X*) exit 1;; esac; exit 0";
-
-constexpr const char* kUploadScript =
-    "mkdir -p -- \"$(dirname -- \"$1\")\" && cat > \"$1\"";
 
 // What the docker client (20.10 .. 28) writes when it, the engine or the
 // container runtime could not run the command at all.
@@ -51,13 +43,6 @@ std::string Secs(std::chrono::milliseconds ms) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(ms.count()) / 1e3);
   return buf;
-}
-
-std::string Why(const CommandResult& r) {
-  if (!r.error.empty()) return r.error;
-  std::string why = "exit " + std::to_string(r.exit_code);
-  if (!r.err.empty()) why += ": " + FirstLine(r.err);
-  return why;
 }
 
 }  // namespace
@@ -105,7 +90,8 @@ Status DockerRemote::Check() {
   o.timeout = std::chrono::milliseconds(15000);
   CommandResult r = RunCommand(argv, o);
   if (!r.ok()) {
-    return Fail("docker: container " + options_.container + ": " + Why(r));
+    return Fail("docker: container " + options_.container + ": " +
+                DescribeFailure(r));
   }
   if (r.out.rfind("true", 0) != 0) {
     return Fail("docker: container " + options_.container +
@@ -165,78 +151,10 @@ Result<pid_t> DockerRemote::Start(const std::vector<std::string>& argv,
   // Not under timeout(1), which would wait for (and later kill) the daemon.
   CommandResult r = Exec(*start, o, std::chrono::milliseconds(0));
   const std::string where = "start " + argv[0] + " in " + options_.container;
-  if (!r.ok()) return Fail(where + ": " + Why(r));
-  std::string first = r.out.substr(0, r.out.find('\n'));
-  pid_t pid = 0;
-  auto [ptr, ec] =
-      std::from_chars(first.data(), first.data() + first.size(), pid);
-  if (ec != std::errc() || ptr != first.data() + first.size() || pid <= 0) {
-    return Fail(where + ": no pid in the output '" + r.out + "'");
-  }
-  return pid;
+  if (!r.ok()) return Fail(where + ": " + DescribeFailure(r));
+  return PidFromStartOutput(r.out, where);
 }
 
-Status DockerRemote::Signal(pid_t pid, int sig) {
-  std::string name = SignalName(sig);
-  if (name.empty()) {
-    return Fail("signal: unknown signal " + std::to_string(sig));
-  }
-  if (pid <= 0) return Fail("signal: bad pid " + std::to_string(pid));
-  CommandOptions o;
-  o.timeout = std::chrono::milliseconds(10000);
-  CommandResult r = Run({"kill", "-s", name, std::to_string(pid)}, o);
-  if (!r.ok()) {
-    return Fail("kill -s " + name + " " + std::to_string(pid) + " in " +
-                options_.container + ": " + Why(r));
-  }
-  return Ok();
-}
-
-bool DockerRemote::Alive(pid_t pid) {
-  if (pid <= 0) return false;
-  CommandOptions o;
-  o.timeout = std::chrono::milliseconds(10000);
-  CommandResult r =
-      Run({"sh", "-c", kAliveScript, "sh", std::to_string(pid)}, o);
-  if (r.exit_code == 0) return true;
-  if (r.exit_code == 1) return false;
-  return true;  // unknown (docker failure): never declare a process dead
-}
-
-Status DockerRemote::Upload(const std::string& local,
-                            const std::string& remote) {
-  std::ifstream in(local, std::ios::binary);
-  if (!in) return Fail("upload: cannot read " + local);
-  std::ostringstream data;
-  data << in.rdbuf();
-  CommandOptions o;
-  o.timeout = std::chrono::milliseconds(120000);
-  o.stdin_data = data.str();
-  // Without data there is no -i: the command reads end-of-file at once.
-  CommandResult r = Run({"sh", "-c", kUploadScript, "sh", remote}, o);
-  if (!r.ok()) {
-    return Fail("upload " + local + " to " + options_.container + ":" + remote +
-                ": " + Why(r));
-  }
-  return Ok();
-}
-
-Status DockerRemote::Download(const std::string& remote,
-                              const std::string& local) {
-  CommandOptions o;
-  o.timeout = std::chrono::milliseconds(120000);
-  CommandResult r = Run({"cat", "--", remote}, o);
-  if (!r.ok()) {
-    return Fail("download " + options_.container + ":" + remote + ": " +
-                Why(r));
-  }
-  std::error_code ec;
-  auto parent = std::filesystem::path(local).parent_path();
-  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-  std::ofstream out(local, std::ios::binary | std::ios::trunc);
-  out.write(r.out.data(), static_cast<std::streamsize>(r.out.size()));
-  if (!out) return Fail("download: cannot write " + local);
-  return Ok();
-}
+std::string DockerRemote::NodeLabel() const { return options_.container; }
 
 }  // namespace faultline::harness

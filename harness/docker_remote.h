@@ -36,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/exec_remote.h"
 #include "harness/remote.h"
 
 namespace faultline::harness {
@@ -58,7 +59,7 @@ std::vector<std::string> DockerBase(const DockerOptions& options);
 // 125..127 with one of docker's error messages on stderr.
 bool IsDockerFailure(const CommandResult& r);
 
-class DockerRemote : public Remote {
+class DockerRemote : public ExecRemote {
  public:
   explicit DockerRemote(DockerOptions options);
 
@@ -71,17 +72,14 @@ class DockerRemote : public Remote {
   Result<pid_t> Start(const std::vector<std::string>& argv,
                       const std::string& log_path,
                       const std::vector<std::string>& env) override;
-  Status Signal(pid_t pid, int sig) override;
-  bool Alive(pid_t pid) override;
-  // Pids are the container's: never recorded as controller processes.
-  bool SharesControllerPids() const override { return false; }
   // Kind "docker": the container and the engine (docker_host, else
   // $DOCKER_HOST as it is now, so `faultline heal` reaches the same engine).
   RemoteDescriptor Descriptor() const override;
-  Status Upload(const std::string& local, const std::string& remote) override;
-  Status Download(const std::string& remote, const std::string& local) override;
 
   const DockerOptions& options() const { return options_; }
+
+ protected:
+  std::string NodeLabel() const override;
 
  private:
   // docker exec of argv (not under timeout(1) when `timeout` is 0), with

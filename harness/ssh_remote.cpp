@@ -54,14 +54,6 @@ constexpr const char* kStartScript =
     "setsid sh -c 'echo $$; exec \"$@\" >>\"$0\" 2>&1 </dev/null' "
     "\"$log\" \"$@\" &";
 
-// Exit 0 while /proc/$1 is a live, non-zombie process, 1 otherwise.
-constexpr const char* kAliveScript =
-    "s=$(cat /proc/\"$1\"/stat 2>/dev/null) || exit 1; s=${s##*) }; "
-    "case $s in Z*|X*) exit 1;; esac; exit 0";
-
-constexpr const char* kUploadScript =
-    "mkdir -p -- \"$(dirname -- \"$1\")\" && cat > \"$1\"";
-
 void InitLibssh() {
   static std::once_flag once;
   std::call_once(once, [] { ssh_init(); });
@@ -461,75 +453,9 @@ Result<pid_t> SshRemote::Start(const std::vector<std::string>& argv,
         (r.error.empty() ? "exit " + std::to_string(r.exit_code) : r.error) +
         (r.err.empty() ? "" : ": " + r.err));
   }
-  std::string first = r.out.substr(0, r.out.find('\n'));
-  pid_t pid = 0;
-  auto [ptr, ec] =
-      std::from_chars(first.data(), first.data() + first.size(), pid);
-  if (ec != std::errc() || ptr != first.data() + first.size() || pid <= 0) {
-    return Fail("start " + argv[0] + " on " + options_.host +
-                ": no pid in the output '" + r.out + "'");
-  }
-  return pid;
+  return PidFromStartOutput(r.out, "start " + argv[0] + " on " + options_.host);
 }
 
-Status SshRemote::Signal(pid_t pid, int sig) {
-  std::string name = SignalName(sig);
-  if (name.empty())
-    return Fail("signal: unknown signal " + std::to_string(sig));
-  if (pid <= 0) return Fail("signal: bad pid " + std::to_string(pid));
-  CommandOptions opts;
-  opts.timeout = std::chrono::milliseconds(10000);
-  CommandResult r = Run({"kill", "-s", name, std::to_string(pid)}, opts);
-  if (!r.ok()) {
-    return Fail("kill -s " + name + " " + std::to_string(pid) + " on " +
-                options_.host + ": " + (r.error.empty() ? r.err : r.error));
-  }
-  return Ok();
-}
-
-bool SshRemote::Alive(pid_t pid) {
-  if (pid <= 0) return false;
-  CommandOptions opts;
-  opts.timeout = std::chrono::milliseconds(10000);
-  CommandResult r =
-      Run({"sh", "-c", kAliveScript, "sh", std::to_string(pid)}, opts);
-  if (r.exit_code == 0) return true;
-  if (r.exit_code == 1) return false;
-  return true;  // unknown (SSH failure): never declare a process dead
-}
-
-Status SshRemote::Upload(const std::string& local, const std::string& remote) {
-  std::ifstream in(local, std::ios::binary);
-  if (!in) return Fail("upload: cannot read " + local);
-  std::ostringstream data;
-  data << in.rdbuf();
-  CommandOptions opts;
-  opts.timeout = std::chrono::milliseconds(120000);
-  opts.stdin_data = data.str();
-  CommandResult r = Run({"sh", "-c", kUploadScript, "sh", remote}, opts);
-  if (!r.ok()) {
-    return Fail("upload " + local + " to " + options_.host + ":" + remote +
-                ": " + (r.error.empty() ? r.err : r.error));
-  }
-  return Ok();
-}
-
-Status SshRemote::Download(const std::string& remote,
-                           const std::string& local) {
-  CommandOptions opts;
-  opts.timeout = std::chrono::milliseconds(120000);
-  CommandResult r = Run({"cat", "--", remote}, opts);
-  if (!r.ok()) {
-    return Fail("download " + options_.host + ":" + remote + ": " +
-                (r.error.empty() ? r.err : r.error));
-  }
-  std::error_code ec;
-  auto parent = std::filesystem::path(local).parent_path();
-  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-  std::ofstream out(local, std::ios::binary | std::ios::trunc);
-  out.write(r.out.data(), static_cast<std::streamsize>(r.out.size()));
-  if (!out) return Fail("download: cannot write " + local);
-  return Ok();
-}
+std::string SshRemote::NodeLabel() const { return options_.host; }
 
 }  // namespace faultline::harness

@@ -45,6 +45,7 @@
 #include <string_view>
 #include <vector>
 
+#include "harness/exec_remote.h"
 #include "harness/remote.h"
 
 namespace faultline::harness {
@@ -88,7 +89,7 @@ struct SshOptions {
   int max_sessions = 4;
 };
 
-class SshRemote : public Remote {
+class SshRemote : public ExecRemote {
  public:
   explicit SshRemote(SshOptions options);
   ~SshRemote() override;
@@ -104,19 +105,16 @@ class SshRemote : public Remote {
   Result<pid_t> Start(const std::vector<std::string>& argv,
                       const std::string& log_path,
                       const std::vector<std::string>& env) override;
-  Status Signal(pid_t pid, int sig) override;
-  // Pids are the remote host's: never recorded in the controller's ledger.
-  bool SharesControllerPids() const override { return false; }
   // kind "ssh" with this Remote's host, port, user, key, known_hosts, host
   // key policy and sudo.
   RemoteDescriptor Descriptor() const override;
-  bool Alive(pid_t pid) override;
-  Status Upload(const std::string& local, const std::string& remote) override;
-  Status Download(const std::string& remote, const std::string& local) override;
 
   const SshOptions& options() const { return options_; }
   // How many sessions were opened so far (tests check reuse).
   int sessions_opened() const;
+
+ protected:
+  std::string NodeLabel() const override;
 
  private:
   struct Session;
