@@ -7,17 +7,7 @@
 #include "nemesis/node_exec.h"
 
 namespace faultline::nemesis {
-namespace {
-
-std::string Describe(const harness::CommandResult& r) {
-  std::string msg = !r.error.empty() ? r.error : r.err;
-  while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' '))
-    msg.pop_back();
-  if (msg.empty()) msg = "exit " + std::to_string(r.exit_code);
-  return msg;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::string ChainBatch(const std::string& chain,
                        const std::vector<std::string>& rules) {
@@ -50,7 +40,7 @@ harness::Status ApplyChain(const harness::Node& node, const std::string& chain,
                      ChainBatch(chain, rules));
   if (!r.ok())
     return harness::Fail("iptables-restore on " + node.name + ": " +
-                         Describe(r));
+                         DescribeResult(r));
   return harness::Ok();
 }
 
@@ -60,13 +50,14 @@ harness::Status RemoveChain(const harness::Node& node,
     return harness::Fail("node " + node.name + " has no remote");
   auto list = RunOnNode(node, "iptables", {"-w", "-S"});
   if (!list.ok())
-    return harness::Fail("iptables -S on " + node.name + ": " + Describe(list));
+    return harness::Fail("iptables -S on " + node.name + ": " +
+                         DescribeResult(list));
   ChainPresence p = ChainState(list.out, chain);
   std::string errors;
   auto run = [&](std::vector<std::string> args) {
     args.insert(args.begin(), "-w");
     auto r = RunOnNode(node, "iptables", std::move(args));
-    if (!r.ok()) errors += (errors.empty() ? "" : "; ") + Describe(r);
+    if (!r.ok()) errors += (errors.empty() ? "" : "; ") + DescribeResult(r);
   };
   for (int i = 0; i < p.jumps; ++i) run({"-D", "INPUT", "-j", chain});
   if (p.exists) {

@@ -11,17 +11,6 @@
 #include "nemesis/node_exec.h"
 
 namespace faultline::nemesis {
-namespace {
-
-std::string Describe(const harness::CommandResult& r) {
-  std::string msg = !r.error.empty() ? r.error : r.err;
-  while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' '))
-    msg.pop_back();
-  if (msg.empty()) msg = "exit " + std::to_string(r.exit_code);
-  return msg;
-}
-
-}  // namespace
 
 std::string FormatProbability(double p) {
   char buf[32];
@@ -84,7 +73,7 @@ harness::Status ApplyLoss(const harness::Node& node,
                      LossRules(sources, probability, true));
   if (!r.ok())
     return harness::Fail("iptables-restore in " + NodeWhere(node) + ": " +
-                         Describe(r));
+                         DescribeResult(r));
   return harness::Ok();
 }
 
@@ -96,7 +85,7 @@ harness::Status RemoveLoss(const harness::Node& node,
   auto list = RunOnNode(node, "iptables", list_args);
   if (!list.ok())
     return harness::Fail("iptables -L INPUT in " + NodeWhere(node) + ": " +
-                         Describe(list));
+                         DescribeResult(list));
   auto count = LossDropped(list.out);
   if (dropped != nullptr) *dropped = count.value_or(0);
   if (!count) return harness::Ok();  // no rule left to delete
@@ -110,7 +99,7 @@ harness::Status RemoveLoss(const harness::Node& node,
     if (!r.ok() &&
         r.err.find("does a matching rule exist") == std::string::npos &&
         r.err.find("Bad rule") == std::string::npos)
-      errors += (errors.empty() ? "" : "; ") + Describe(r);
+      errors += (errors.empty() ? "" : "; ") + DescribeResult(r);
   }
   auto after = RunOnNode(node, "iptables", list_args);
   if (after.ok() && !LossDropped(after.out)) return harness::Ok();

@@ -35,14 +35,6 @@ Value Names(const std::vector<harness::Node>& nodes,
   return Value::MakeList(std::move(out));
 }
 
-std::string Describe(const harness::CommandResult& r) {
-  std::string msg = !r.error.empty() ? r.error : r.err;
-  while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' '))
-    msg.pop_back();
-  if (msg.empty()) msg = "exit " + std::to_string(r.exit_code);
-  return msg;
-}
-
 // The NFQUEUE number the delay rules use in every node namespace (queues
 // are per namespace, so one number serves all nodes).
 constexpr int kDelayQueue = 7701;
@@ -503,7 +495,7 @@ Status NetnsNemesis::StartDelayOn(int who, const harness::FaultStep& step,
   auto r = node.remote->Run(
       {harness::FindSystemTool("iptables-restore"), "-w", "--noflush"}, o);
   if (!r.ok())
-    return Fail("iptables-restore in " + node.netns + ": " + Describe(r));
+    return Fail("iptables-restore in " + node.netns + ": " + DescribeResult(r));
   return harness::Ok();
 }
 
