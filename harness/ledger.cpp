@@ -116,14 +116,6 @@ void Log(std::vector<std::string>* log, std::string line) {
   if (log) log->push_back(std::move(line));
 }
 
-std::string Describe(const CommandResult& r) {
-  std::string msg = !r.error.empty() ? r.error : r.err;
-  while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' '))
-    msg.pop_back();
-  if (msg.empty()) msg = "exit " + std::to_string(r.exit_code);
-  return msg;
-}
-
 // Runs a system tool; "" netns = host namespace.
 Result<CommandResult> RunTool(std::string_view tool,
                               std::vector<std::string> args,
@@ -187,15 +179,16 @@ Status DeleteLink(const std::string& name, std::vector<std::string>* log) {
   if (!r.ok()) return Fail(r.error());
   if (!WaitUntil([&] { return !LinkExists(name); },
                  std::chrono::milliseconds(5000)))
-    return Fail("ip link del " + name + ": " + Describe(*r));
+    return Fail("ip link del " + name + ": " + DescribeResult(*r));
   Log(log, "ip link del " + name);
   return Ok();
 }
 
 int Rank(const std::string& kind) {
   static const std::map<std::string, int> kRanks = {
-      {"stop", 0},  {"iptables", 1}, {"process", 2}, {"faketime", 3}, {"veth", 4},
-      {"netns", 5}, {"hostrule", 6}, {"bridge", 7},  {"dir", 8}};
+      {"stop", 0},     {"iptables", 1}, {"process", 2},
+      {"faketime", 3}, {"veth", 4},     {"netns", 5},
+      {"hostrule", 6}, {"bridge", 7},   {"dir", 8}};
   auto it = kRanks.find(kind);
   return it == kRanks.end() ? 9 : it->second;
 }
@@ -338,13 +331,13 @@ Status UndoLocalEntry(const LedgerEntry& e, std::vector<std::string>* log) {
     auto r = RunTool("iptables", {"-w", "-F"}, e.netns);
     if (!r.ok()) return Fail(r.error());
     if (!r->ok() && NetnsExists(e.netns))
-      return Fail("iptables -F in " + e.netns + ": " + Describe(*r));
+      return Fail("iptables -F in " + e.netns + ": " + DescribeResult(*r));
     Log(log, "iptables -F in netns " + e.netns + who);
     // The faults' own chains (nemesis/iptables_chain.h), empty after -F.
     auto x = RunTool("iptables", {"-w", "-X"}, e.netns);
     if (!x.ok()) return Fail(x.error());
     if (!x->ok() && NetnsExists(e.netns))
-      return Fail("iptables -X in " + e.netns + ": " + Describe(*x));
+      return Fail("iptables -X in " + e.netns + ": " + DescribeResult(*x));
     return Ok();
   }
   if (e.kind == "netns") {
@@ -357,7 +350,7 @@ Status UndoLocalEntry(const LedgerEntry& e, std::vector<std::string>* log) {
     auto r = RunTool("ip", {"netns", "del", e.name});
     if (!r.ok()) return Fail(r.error());
     if (NetnsExists(e.name))
-      return Fail("ip netns del " + e.name + ": " + Describe(*r));
+      return Fail("ip netns del " + e.name + ": " + DescribeResult(*r));
     Log(log, "ip netns del " + e.name);
     return Ok();
   }
@@ -379,7 +372,7 @@ Status UndoLocalEntry(const LedgerEntry& e, std::vector<std::string>* log) {
       del.insert(del.end(), rule.begin(), rule.end());
       auto d = RunTool("iptables", del);
       if (!d.ok()) return Fail(d.error());
-      if (!d->ok()) return Fail("iptables -D FORWARD: " + Describe(*d));
+      if (!d->ok()) return Fail("iptables -D FORWARD: " + DescribeResult(*d));
       Log(log,
           "iptables -D FORWARD -i " + e.name + " -o " + e.name + " -j ACCEPT");
     }

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <thread>
 
+#include "harness/process.h"
 #include "harness/remote_factory.h"
 
 namespace faultline::harness {
@@ -20,14 +21,6 @@ std::string Where(const LedgerEntry& e) {
   std::string s = e.remote.kind + " " + e.remote.host;
   if (!e.node.empty()) s += " (" + e.node + ")";
   return s;
-}
-
-std::string Describe(const CommandResult& r) {
-  std::string msg = !r.error.empty() ? r.error : r.err;
-  while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' '))
-    msg.pop_back();
-  if (msg.empty()) msg = "exit " + std::to_string(r.exit_code);
-  return msg;
 }
 
 // The pid's start time on the node: a value, 0 when the process is gone (a
@@ -54,7 +47,8 @@ Status RemoveOnNode(const LedgerEntry& e, Remote& remote,
                     std::vector<std::string>* log) {
   auto r = remote.Run({"rm", "-rf", "--", e.name});
   if (!r.ok())
-    return Fail("rm -rf " + e.name + " on " + Where(e) + ": " + Describe(r));
+    return Fail("rm -rf " + e.name + " on " + Where(e) + ": " +
+                DescribeResult(r));
   Log(log, "rm -r " + e.name + " on " + Where(e));
   return Ok();
 }
@@ -136,9 +130,11 @@ Status UndoRemoteLedgerEntry(const LedgerEntry& e, RemoteCache& remotes,
   if (e.kind == "iptables") {
     // -F empties every chain, -X then deletes the faults' own chains.
     auto r = remote.Run({"iptables", "-w", "-F"});
-    if (!r.ok()) return Fail("iptables -F on " + Where(e) + ": " + Describe(r));
+    if (!r.ok())
+      return Fail("iptables -F on " + Where(e) + ": " + DescribeResult(r));
     auto x = remote.Run({"iptables", "-w", "-X"});
-    if (!x.ok()) return Fail("iptables -X on " + Where(e) + ": " + Describe(x));
+    if (!x.ok())
+      return Fail("iptables -X on " + Where(e) + ": " + DescribeResult(x));
     Log(log, "iptables -F, -X on " + Where(e));
     return Ok();
   }

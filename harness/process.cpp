@@ -62,6 +62,14 @@ void ExecOrDie(const std::vector<char*>& argv) {
 
 }  // namespace
 
+std::string DescribeResult(const CommandResult& r) {
+  std::string msg = !r.error.empty() ? r.error : r.err;
+  while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' '))
+    msg.pop_back();
+  if (msg.empty()) msg = "exit " + std::to_string(r.exit_code);
+  return msg;
+}
+
 CommandResult RunCommand(const std::vector<std::string>& argv,
                          const CommandOptions& options) {
   CommandResult result;

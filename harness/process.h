@@ -30,6 +30,11 @@ struct CommandOptions {
   std::string netns;  // when set, the child enters /run/netns/<netns> first
 };
 
+// Why a command failed, for messages: its `error` (the command could not
+// run or timed out), else its stderr with trailing blanks cut, else
+// "exit N".
+std::string DescribeResult(const CommandResult& r);
+
 // Runs argv to completion and captures stdout and stderr.
 CommandResult RunCommand(const std::vector<std::string>& argv,
                          const CommandOptions& options = {});

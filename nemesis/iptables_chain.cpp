@@ -40,7 +40,7 @@ harness::Status ApplyChain(const harness::Node& node, const std::string& chain,
                      ChainBatch(chain, rules));
   if (!r.ok())
     return harness::Fail("iptables-restore on " + node.name + ": " +
-                         DescribeResult(r));
+                         harness::DescribeResult(r));
   return harness::Ok();
 }
 
@@ -51,13 +51,14 @@ harness::Status RemoveChain(const harness::Node& node,
   auto list = RunOnNode(node, "iptables", {"-w", "-S"});
   if (!list.ok())
     return harness::Fail("iptables -S on " + node.name + ": " +
-                         DescribeResult(list));
+                         harness::DescribeResult(list));
   ChainPresence p = ChainState(list.out, chain);
   std::string errors;
   auto run = [&](std::vector<std::string> args) {
     args.insert(args.begin(), "-w");
     auto r = RunOnNode(node, "iptables", std::move(args));
-    if (!r.ok()) errors += (errors.empty() ? "" : "; ") + DescribeResult(r);
+    if (!r.ok())
+      errors += (errors.empty() ? "" : "; ") + harness::DescribeResult(r);
   };
   for (int i = 0; i < p.jumps; ++i) run({"-D", "INPUT", "-j", chain});
   if (p.exists) {

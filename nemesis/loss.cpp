@@ -73,7 +73,7 @@ harness::Status ApplyLoss(const harness::Node& node,
                      LossRules(sources, probability, true));
   if (!r.ok())
     return harness::Fail("iptables-restore in " + NodeWhere(node) + ": " +
-                         DescribeResult(r));
+                         harness::DescribeResult(r));
   return harness::Ok();
 }
 
@@ -85,7 +85,7 @@ harness::Status RemoveLoss(const harness::Node& node,
   auto list = RunOnNode(node, "iptables", list_args);
   if (!list.ok())
     return harness::Fail("iptables -L INPUT in " + NodeWhere(node) + ": " +
-                         DescribeResult(list));
+                         harness::DescribeResult(list));
   auto count = LossDropped(list.out);
   if (dropped != nullptr) *dropped = count.value_or(0);
   if (!count) return harness::Ok();  // no rule left to delete
@@ -99,7 +99,7 @@ harness::Status RemoveLoss(const harness::Node& node,
     if (!r.ok() &&
         r.err.find("does a matching rule exist") == std::string::npos &&
         r.err.find("Bad rule") == std::string::npos)
-      errors += (errors.empty() ? "" : "; ") + DescribeResult(r);
+      errors += (errors.empty() ? "" : "; ") + harness::DescribeResult(r);
   }
   auto after = RunOnNode(node, "iptables", list_args);
   if (after.ok() && !LossDropped(after.out)) return harness::Ok();

@@ -495,7 +495,8 @@ Status NetnsNemesis::StartDelayOn(int who, const harness::FaultStep& step,
   auto r = node.remote->Run(
       {harness::FindSystemTool("iptables-restore"), "-w", "--noflush"}, o);
   if (!r.ok())
-    return Fail("iptables-restore in " + node.netns + ": " + DescribeResult(r));
+    return Fail("iptables-restore in " + node.netns + ": " +
+                harness::DescribeResult(r));
   return harness::Ok();
 }
 

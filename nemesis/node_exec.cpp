@@ -33,14 +33,6 @@ harness::CommandResult RunOnNode(const harness::Node& node,
   return harness::RunCommand(args, o);
 }
 
-std::string DescribeResult(const harness::CommandResult& r) {
-  std::string msg = !r.error.empty() ? r.error : r.err;
-  while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' '))
-    msg.pop_back();
-  if (msg.empty()) msg = "exit " + std::to_string(r.exit_code);
-  return msg;
-}
-
 std::string NodeWhere(const harness::Node& node) {
   if (!node.netns.empty()) return node.netns;
   return "node " + node.name + " (" + node.ip + ")";

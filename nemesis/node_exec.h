@@ -26,10 +26,6 @@ harness::CommandResult RunOnNode(const harness::Node& node,
                                  std::vector<std::string> args,
                                  const std::string& stdin_data = "");
 
-// Why a fault command failed, for messages: its transport error, else its
-// stderr (trailing blanks cut), else "exit N".
-std::string DescribeResult(const harness::CommandResult& r);
-
 // "netns fl-x-n1" or "node n1 (10.0.0.2)", for messages.
 std::string NodeWhere(const harness::Node& node);
 
