@@ -5,31 +5,16 @@
 #include <string>
 
 #include "harness/config.h"
+#include "harness/config_test_util.h"
 
 using faultline::harness::ConfigError;
 using faultline::harness::DescribeSpec;
 using faultline::harness::LoadConfigText;
 using faultline::harness::LoadResult;
 using faultline::harness::Overrides;
-
-namespace {
-
-LoadResult Load(const std::string& text, const Overrides& o = {}) {
-  return LoadConfigText(text, "t.yaml", o);
-}
-
-ConfigError OnlyError(const LoadResult& r) {
-  INFO(r.FormatErrors());
-  REQUIRE_FALSE(r.ok());
-  REQUIRE(r.errors.size() == 1);
-  return r.errors[0];
-}
-
-bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
-
-}  // namespace
+using faultline::harness::config_testing::Contains;
+using faultline::harness::config_testing::Load;
+using faultline::harness::config_testing::OnlyError;
 
 TEST_CASE("ssh cluster: hosts as addresses and as maps", "[config][ssh]") {
   LoadResult r = Load(R"(name: s

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <string>
 
+#include "harness/config_test_util.h"
+
 namespace fs = std::filesystem;
 using faultline::harness::ConfigError;
 using faultline::harness::DescribeSpec;
@@ -20,24 +22,11 @@ using faultline::harness::MinNodesForShape;
 using faultline::harness::Overrides;
 using faultline::harness::Result;
 using faultline::harness::TestSpec;
+using faultline::harness::config_testing::Contains;
+using faultline::harness::config_testing::Load;
+using faultline::harness::config_testing::OnlyError;
 
 namespace {
-
-LoadResult Load(const std::string& text, const Overrides& o = {}) {
-  return LoadConfigText(text, "t.yaml", o);
-}
-
-// The one error a config must produce; fails the test otherwise.
-ConfigError OnlyError(const LoadResult& r) {
-  INFO(r.FormatErrors());
-  REQUIRE_FALSE(r.ok());
-  REQUIRE(r.errors.size() == 1);
-  return r.errors[0];
-}
-
-bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
 
 std::string SourceDir() { return FAULTLINE_SOURCE_DIR; }
 
