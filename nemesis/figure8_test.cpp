@@ -10,10 +10,12 @@
 #include "harness/config.h"
 #include "harness/ledger.h"
 #include "nemesis/netns_nemesis.h"
+#include "nemesis/test_fakes.h"
 
 namespace fs = std::filesystem;
 using namespace faultline;
 using harness::NodeStatus;
+using nemesis::testing::ListCluster;
 
 namespace {
 
@@ -27,26 +29,6 @@ NodeStatus St(const char* role, long long term, long long commit,
   s.last_index = last;
   return s;
 }
-
-class Nodes : public harness::Cluster {
- public:
-  explicit Nodes(int n) {
-    for (int i = 0; i < n; ++i) {
-      harness::Node node;
-      node.index = i;
-      node.name = "n" + std::to_string(i + 1);
-      node.ip = "10.78.0." + std::to_string(i + 1);
-      node.netns = n == 3 ? "" : "fl-none-" + std::to_string(i);
-      nodes_.push_back(node);
-    }
-  }
-  const std::vector<harness::Node>& nodes() const override { return nodes_; }
-  std::string controller_ip() const override { return "10.78.0.254"; }
-  harness::Status Destroy() override { return harness::Ok(); }
-
- private:
-  std::vector<harness::Node> nodes_;
-};
 
 // Records every process fault; reports n1 leading term 2.
 class Recorder : public harness::Target {
@@ -156,7 +138,9 @@ TEST_CASE("figure8 refuses clusters it cannot play before touching them",
   harness::FaultStep step{"figure8", "leader", 7};
   step.delay_ms = 20;
   {
-    Nodes five(5);
+    ListCluster five(5);
+    for (harness::Node& n : five.mutable_nodes())
+      n.netns = "fl-none-" + std::to_string(n.index);
     Recorder target;
     nemesis::NetnsNemesis nem(five, target, **ledger);
     auto r = nem.Start(step);
@@ -165,7 +149,7 @@ TEST_CASE("figure8 refuses clusters it cannot play before touching them",
     CHECK(target.events.empty());
   }
   {
-    Nodes three(3);  // no namespaces
+    ListCluster three(3);  // no namespaces
     Recorder target;
     nemesis::NetnsNemesis nem(three, target, **ledger);
     auto r = nem.Start(step);

@@ -7,31 +7,14 @@
 
 #include "harness/ledger.h"
 #include "nemesis/netns_nemesis.h"
+#include "nemesis/test_fakes.h"
 
 namespace fs = std::filesystem;
 using namespace faultline;
 using harness::Node;
+using nemesis::testing::ListCluster;
 
 namespace {
-
-class ThreeNodes : public harness::Cluster {
- public:
-  ThreeNodes() {
-    for (int i = 0; i < 3; ++i) {
-      Node node;
-      node.index = i;
-      node.name = "n" + std::to_string(i + 1);
-      node.ip = "10.78.0." + std::to_string(i + 1);
-      nodes_.push_back(node);
-    }
-  }
-  const std::vector<Node>& nodes() const override { return nodes_; }
-  std::string controller_ip() const override { return "10.78.0.254"; }
-  harness::Status Destroy() override { return harness::Ok(); }
-
- private:
-  std::vector<Node> nodes_;
-};
 
 // n1 leads term 4. Once n1 is killed, n2 campaigns for term 5 and n3
 // answers it on its `vote_after`-th look; dead nodes are unreachable.
@@ -106,7 +89,7 @@ TEST_CASE("kill-voter needs namespaces and kills nothing without them",
   auto ledger = harness::Ledger::Create((dir / "ledger.jsonl").string(), "kv",
                                         (dir / "active").string());
   REQUIRE(ledger.ok());
-  ThreeNodes cluster;
+  ListCluster cluster(3);
   ElectionTarget target;
   nemesis::NetnsNemesis nem(cluster, target, **ledger);
   harness::FaultStep step{"kill-voter", "leader", 7};

@@ -18,25 +18,17 @@
 
 #include "harness/netns.h"
 #include "harness/process.h"
+#include "nemesis/test_fakes.h"
 
 namespace fs = std::filesystem;
 using namespace faultline;
 using harness::Node;
+using nemesis::testing::ListCluster;
+using nemesis::testing::SleepTarget;
+using nemesis::testing::TempDir;
 using std::chrono::milliseconds;
 
 namespace {
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    char tmpl[] = "/tmp/faultline-nemesis-XXXXXX";
-    path = mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
 
 char ProcState(pid_t pid) {
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
@@ -56,87 +48,6 @@ bool AwaitState(pid_t pid, char want) {
   }
   return false;
 }
-
-class FakeCluster : public harness::Cluster {
- public:
-  explicit FakeCluster(int n) {
-    for (int i = 0; i < n; ++i) {
-      Node node;
-      node.index = i;
-      node.name = "n" + std::to_string(i + 1);
-      node.ip = "10.78.0." + std::to_string(i + 1);
-      nodes_.push_back(node);
-    }
-  }
-  const std::vector<Node>& nodes() const override { return nodes_; }
-  std::string controller_ip() const override { return "10.78.0.254"; }
-  harness::Status Destroy() override { return harness::Ok(); }
-
- private:
-  std::vector<Node> nodes_;
-};
-
-// One `sleep` per node; reports the roles it is told.
-class FakeTarget : public harness::Target {
- public:
-  explicit FakeTarget(const harness::Cluster& c) {
-    for (const Node& n : c.nodes()) REQUIRE(Start(n).ok());
-  }
-  ~FakeTarget() override {
-    for (auto& [name, pid] : pids)
-      harness::TerminateProcess(pid, SIGKILL, milliseconds(1000));
-  }
-  std::string name() const override { return "fake"; }
-  std::string version() override { return "fake 1"; }
-  harness::Status Setup(harness::Cluster&) override { return harness::Ok(); }
-  harness::Status Start(const Node& n) override {
-    auto pid = harness::Spawn({"sleep", "600"}, {});
-    if (!pid.ok()) return harness::Fail(pid.error());
-    pids[n.name] = *pid;
-    return harness::Ok();
-  }
-  harness::Status AwaitHealthy(milliseconds) override { return harness::Ok(); }
-  harness::Status Kill(const Node& n) override {
-    if (fail_on == n.name) return harness::Fail("injected failure");
-    harness::TerminateProcess(pids[n.name], SIGKILL, milliseconds(1000));
-    return harness::Ok();
-  }
-  harness::Status Pause(const Node& n) override {
-    if (fail_on == n.name) return harness::Fail("injected failure");
-    kill(pids[n.name], SIGSTOP);
-    return harness::Ok();
-  }
-  harness::Status Resume(const Node& n) override {
-    kill(pids[n.name], SIGCONT);
-    return harness::Ok();
-  }
-  bool Running(const Node& n) override {
-    return harness::ProcessAlive(pids[n.name]);
-  }
-  harness::NodeStatus Inspect(const Node& n) override {
-    harness::NodeStatus st;
-    st.reachable = true;
-    auto it = roles.find(n.name);
-    if (it != roles.end()) {
-      st.role = "leader";
-      st.term = it->second;
-    } else {
-      st.role = "follower";
-    }
-    return st;
-  }
-  harness::Status Teardown(const std::string&) override {
-    return harness::Ok();
-  }
-  harness::Result<std::unique_ptr<harness::Client>> OpenClient(
-      const Node&, const std::string&) override {
-    return harness::Fail("no clients");
-  }
-
-  std::map<std::string, pid_t> pids;
-  std::map<std::string, long long> roles;  // node -> term it leads in
-  std::string fail_on;
-};
 
 std::vector<std::string> NodesOf(const checkers::Value& v, const char* field) {
   std::vector<std::string> out;
@@ -161,8 +72,8 @@ struct Setup {
 
 TEST_CASE("pause stops the chosen nodes and Stop resumes them", "[nemesis]") {
   Setup s("pause");
-  FakeCluster cluster(5);
-  FakeTarget target(cluster);
+  ListCluster cluster(5);
+  SleepTarget target(cluster);
   nemesis::NetnsNemesis nem(cluster, target, *s.ledger);
   auto started = nem.Start({"pause", "minority", 11});
   REQUIRE(started.ok());
@@ -172,7 +83,7 @@ TEST_CASE("pause stops the chosen nodes and Stop resumes them", "[nemesis]") {
   for (const auto& name : paused) CHECK(AwaitState(target.pids[name], 'T'));
   // Same seed, same choice.
   {
-    FakeTarget other(cluster);
+    SleepTarget other(cluster);
     nemesis::NetnsNemesis again(cluster, other, *s.ledger);
     auto r = again.Start({"pause", "minority", 11});
     REQUIRE(r.ok());
@@ -192,8 +103,8 @@ TEST_CASE("pause stops the chosen nodes and Stop resumes them", "[nemesis]") {
 
 TEST_CASE("selectors: leader, majority, all", "[nemesis]") {
   Setup s("selectors");
-  FakeCluster cluster(5);
-  FakeTarget target(cluster);
+  ListCluster cluster(5);
+  SleepTarget target(cluster);
   target.roles = {{"n2", 3}, {"n4", 5}};  // a stale leader and the real one
   nemesis::NetnsNemesis nem(cluster, target, *s.ledger);
   CHECK(nem.FindLeader() == 3);
@@ -232,8 +143,8 @@ TEST_CASE("selectors: leader, majority, all", "[nemesis]") {
 
 TEST_CASE("a half-applied fault is undone and reported", "[nemesis]") {
   Setup s("halfway");
-  FakeCluster cluster(3);
-  FakeTarget target(cluster);
+  ListCluster cluster(3);
+  SleepTarget target(cluster);
   target.fail_on = "n3";
   nemesis::NetnsNemesis nem(cluster, target, *s.ledger);
   auto r = nem.Start({"pause", "all", 1});
@@ -249,8 +160,8 @@ TEST_CASE("a half-applied fault is undone and reported", "[nemesis]") {
 
 TEST_CASE("bad steps fail without applying anything", "[nemesis]") {
   Setup s("bad");
-  FakeCluster cluster(3);
-  FakeTarget target(cluster);
+  ListCluster cluster(3);
+  SleepTarget target(cluster);
   nemesis::NetnsNemesis nem(cluster, target, *s.ledger);
   CHECK_FALSE(nem.Start({"clock", "one", 1}).ok());
   CHECK_FALSE(nem.Start({"pause", "everyone", 1}).ok());
@@ -262,8 +173,8 @@ TEST_CASE("bad steps fail without applying anything", "[nemesis]") {
 
 TEST_CASE("HealAll from another thread heals an active pause", "[nemesis]") {
   Setup s("thread");
-  FakeCluster cluster(3);
-  FakeTarget target(cluster);
+  ListCluster cluster(3);
+  SleepTarget target(cluster);
   nemesis::NetnsNemesis nem(cluster, target, *s.ledger);
   auto r = nem.Start({"pause", "all", 9});
   REQUIRE(r.ok());
@@ -312,8 +223,8 @@ TEST_CASE("partitions cut node traffic both ways, never the controller",
     REQUIRE(fd.ok());
     fds.push_back(*fd);
   }
-  FakeCluster fake_for_target(0);
-  FakeTarget target(fake_for_target);
+  ListCluster fake_for_target(0);
+  SleepTarget target(fake_for_target);
   nemesis::NetnsNemesis nem(c, target, *s.ledger);
 
   for (const char* shape : {"halves", "bridge", "majorities-ring"}) {
@@ -410,8 +321,8 @@ TEST_CASE("delay holds packets from other nodes to the chosen node and heals",
     REQUIRE(fd.ok());
     fds.push_back(*fd);
   }
-  FakeCluster fake_for_target(0);
-  FakeTarget target(fake_for_target);
+  ListCluster fake_for_target(0);
+  SleepTarget target(fake_for_target);
   target.roles["n1"] = 4;  // n1 leads: "follower" picks n2 or n3
   nemesis::NetnsNemesis nem(c, target, *s.ledger);
   nem.SetNetdelayBinary(FAULTLINE_NETDELAY_BIN);
@@ -507,8 +418,8 @@ TEST_CASE("a dead delay daemon lets packets pass (queue bypass)",
   const auto& nodes = c.nodes();
   auto fd = harness::ListenTcpIn(nodes[1].netns, nodes[1].ip, kPort);
   REQUIRE(fd.ok());
-  FakeCluster fake_for_target(0);
-  FakeTarget target(fake_for_target);
+  ListCluster fake_for_target(0);
+  SleepTarget target(fake_for_target);
   nemesis::NetnsNemesis nem(c, target, *s.ledger);
   nem.SetNetdelayBinary(FAULTLINE_NETDELAY_BIN);
   harness::FaultStep step{"delay", "all", 1};

@@ -21,6 +21,7 @@
 #include "harness/process.h"
 #include "nemesis/iptables_chain.h"
 #include "nemesis/netns_nemesis.h"
+#include "nemesis/test_fakes.h"
 
 #ifndef FAULTLINE_NETDELAY_BIN
 #define FAULTLINE_NETDELAY_BIN ""  // not built: the delay section fails
@@ -29,24 +30,15 @@
 namespace fs = std::filesystem;
 using namespace faultline;
 using harness::Node;
+using nemesis::testing::ListCluster;
+using nemesis::testing::SleepTarget;
+using nemesis::testing::TempDir;
 using std::chrono::milliseconds;
 
 namespace {
 
-struct Dir {
-  fs::path path;
-  Dir() {
-    char tmpl[] = "/tmp/faultline-stack-XXXXXX";
-    path = mkdtemp(tmpl);
-  }
-  ~Dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
 struct Ledgered {
-  Dir dir;
+  TempDir dir{"faultline-stack"};
   std::unique_ptr<harness::Ledger> ledger;
   explicit Ledgered(const std::string& run_id) {
     auto l = harness::Ledger::Create((dir.path / "ledger.jsonl").string(),
@@ -54,79 +46,6 @@ struct Ledgered {
     REQUIRE(l.ok());
     ledger = std::move(*l);
   }
-};
-
-class NoNetCluster : public harness::Cluster {
- public:
-  explicit NoNetCluster(int n) {
-    for (int i = 0; i < n; ++i) {
-      Node node;
-      node.index = i;
-      node.name = "n" + std::to_string(i + 1);
-      node.ip = "10.77.78." + std::to_string(i + 1);
-      nodes_.push_back(node);
-    }
-  }
-  const std::vector<Node>& nodes() const override { return nodes_; }
-  std::string controller_ip() const override { return "10.77.78.254"; }
-  harness::Status Destroy() override { return harness::Ok(); }
-
- private:
-  std::vector<Node> nodes_;
-};
-
-// A target whose processes are `sleep`s; pause/kill signal them.
-class SleepTarget : public harness::Target {
- public:
-  explicit SleepTarget(const harness::Cluster& c) {
-    for (const Node& n : c.nodes()) REQUIRE(Start(n).ok());
-  }
-  ~SleepTarget() override {
-    for (auto& [name, pid] : pids)
-      harness::TerminateProcess(pid, SIGKILL, milliseconds(1000));
-  }
-  std::string name() const override { return "sleep"; }
-  std::string version() override { return "sleep 1"; }
-  harness::Status Setup(harness::Cluster&) override { return harness::Ok(); }
-  harness::Status Start(const Node& n) override {
-    auto pid = harness::Spawn({"sleep", "600"}, {});
-    if (!pid.ok()) return harness::Fail(pid.error());
-    pids[n.name] = *pid;
-    return harness::Ok();
-  }
-  harness::Status AwaitHealthy(milliseconds) override { return harness::Ok(); }
-  harness::Status Kill(const Node& n) override {
-    harness::TerminateProcess(pids[n.name], SIGKILL, milliseconds(1000));
-    return harness::Ok();
-  }
-  harness::Status Pause(const Node& n) override {
-    ++paused;
-    kill(pids[n.name], SIGSTOP);
-    return harness::Ok();
-  }
-  harness::Status Resume(const Node& n) override {
-    --paused;
-    kill(pids[n.name], SIGCONT);
-    return harness::Ok();
-  }
-  bool Running(const Node& n) override {
-    return harness::ProcessAlive(pids[n.name]);
-  }
-  harness::NodeStatus Inspect(const Node&) override {
-    harness::NodeStatus st;
-    st.reachable = true;
-    st.role = "follower";
-    return st;
-  }
-  harness::Status Teardown(const std::string&) override {
-    return harness::Ok();
-  }
-  harness::Result<std::unique_ptr<harness::Client>> OpenClient(
-      const Node&, const std::string&) override {
-    return harness::Fail("no clients");
-  }
-  std::map<std::string, pid_t> pids;
-  int paused = 0;
 };
 
 harness::FaultStep Step(const std::string& kind, const std::string& selector,
@@ -203,7 +122,7 @@ std::vector<std::string> Strings(const checkers::Value* v) {
 TEST_CASE("stacking: one fault per kind, pause and kill exclude each other",
           "[nemesis][stack]") {
   Ledgered s("stack");
-  NoNetCluster cluster(3);
+  ListCluster cluster(3, "10.77.78");
   SleepTarget target(cluster);
   nemesis::NetnsNemesis nem(cluster, target, *s.ledger);
   REQUIRE(nem.Start(Step("pause", "one", 1)).ok());

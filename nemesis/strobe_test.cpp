@@ -10,6 +10,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "nemesis/test_fakes.h"
+
 namespace fs = std::filesystem;
 using faultline::harness::ClockControl;
 using faultline::harness::Node;
@@ -17,6 +19,7 @@ using faultline::nemesis::ClockStrobe;
 using faultline::nemesis::StrobeFlipsDue;
 using faultline::nemesis::StrobeStepMs;
 using faultline::nemesis::StrobeUpAfter;
+using faultline::nemesis::testing::TempDir;
 using std::chrono::milliseconds;
 
 namespace {
@@ -27,18 +30,6 @@ std::string Slurp(const std::string& path) {
   out << in.rdbuf();
   return out.str();
 }
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    char tmpl[] = "/tmp/faultline-strobe-XXXXXX";
-    path = mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
 
 std::unique_ptr<ClockControl> MakeClock(const TempDir& dir) {
   const std::string lib = (dir.path / "libfake.so").string();
@@ -67,7 +58,7 @@ TEST_CASE("the strobe alternates up and back, on a fixed rate", "[strobe]") {
 }
 
 TEST_CASE("the strobe flips the node files until stopped", "[strobe]") {
-  TempDir dir;
+  TempDir dir{"faultline-strobe"};
   auto clock = MakeClock(dir);
   Node n1, n2;
   n1.name = "n1";
@@ -106,7 +97,7 @@ TEST_CASE("the strobe flips the node files until stopped", "[strobe]") {
 }
 
 TEST_CASE("the strobe refuses bounds it cannot keep", "[strobe]") {
-  TempDir dir;
+  TempDir dir{"faultline-strobe"};
   auto clock = MakeClock(dir);
   Node n1;
   n1.name = "n1";
