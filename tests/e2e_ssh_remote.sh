@@ -21,7 +21,6 @@ ADDR=(10.77.62.2 10.77.62.3)
 BR=flssh0
 WORK="$(mktemp -d /tmp/faultline-ssh-e2e.XXXXXX)"
 SSHD_PIDS=()
-MADE_RUN_SSHD=0
 
 cleanup() {
   local pid
@@ -29,7 +28,6 @@ cleanup() {
   for pid in "${SSHD_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
   for ns in "${NS[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
   ip link del "$BR" 2>/dev/null || true
-  [ "$MADE_RUN_SSHD" = 1 ] && rmdir /run/sshd 2>/dev/null || true
   rm -rf "$WORK" /tmp/faultline-ssh-e2e
 }
 trap cleanup EXIT
@@ -37,10 +35,9 @@ trap cleanup EXIT
 for ns in "${NS[@]}"; do
   ip netns list | grep -qw "$ns" && fail "namespace $ns exists already (a previous run?)"
 done
-if [ ! -d /run/sshd ]; then
-  mkdir -m 0755 /run/sshd
-  MADE_RUN_SSHD=1
-fi
+# sshd's privilege-separation directory: made when missing, never removed
+# (other tests' sshds may need it; see tests/lib_ssh.sh).
+mkdir -p -m 0755 /run/sshd
 
 ip link add "$BR" type bridge
 ip addr add 10.77.62.1/24 dev "$BR"

@@ -22,7 +22,6 @@ SSH_NS=()
 SSH_ADDR=()
 SSH_SSHD_PIDS=()
 SSH_BRIDGE=""
-SSH_MADE_RUN_SSHD=0
 
 ssh_nodes_up() {
   local prefix="$1" net="$2" n="$3" work="$4" nodefs="${5:-}"
@@ -37,10 +36,10 @@ ssh_nodes_up() {
     ns="${prefix}$i"
     grep -qw "$ns" <<<"$(ip netns list)" && fail "namespace $ns exists already (a previous run?)"
   done
-  if [ ! -d /run/sshd ]; then
-    mkdir -m 0755 /run/sshd
-    SSH_MADE_RUN_SSHD=1
-  fi
+  # sshd's privilege-separation directory (the package's service unit makes
+  # it at boot). Created when missing and never removed: another test's
+  # sshds may be running, and each new connection needs it.
+  mkdir -p -m 0755 /run/sshd
   ip link add "$SSH_BRIDGE" type bridge
   ip addr add "$net.1/24" dev "$SSH_BRIDGE"
   ip link set "$SSH_BRIDGE" up
@@ -122,7 +121,6 @@ ssh_nodes_down() {
   for pid in "${SSH_SSHD_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
   for ns in "${SSH_NS[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
   [ -n "$SSH_BRIDGE" ] && ip link del "$SSH_BRIDGE" 2>/dev/null || true
-  if [ "$SSH_MADE_RUN_SSHD" = 1 ]; then rmdir /run/sshd 2>/dev/null || true; fi
   SSH_SSHD_PIDS=()
   return 0
 }
