@@ -21,17 +21,8 @@ LIB=/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1
 bindir="$(dirname "$FAULTLINE_BIN")"
 [ -x "$bindir/raftkv" ] || fail "this test needs the raftkv server next to faultline; build it (scripts/build.sh)"
 setup_workdir
-pid=""
-trap 'keep=$?; if [ -n "$pid" ]; then kill -INT "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; fi; (exit $keep); cleanup_workdir' EXIT
-
-# event_value RUN F: the value of the first info event F, as JSON.
-event_value() {
-  python3 -c "import json,sys
-for l in open(sys.argv[1]):
-    e=json.loads(l)
-    if e.get('f')==sys.argv[2] and e.get('type')=='info':
-        print(json.dumps(e['value'])); break" "$1/history.jsonl" "$2"
-}
+RUN_SEED=5
+interrupt_run_on_exit
 
 # ns_of RUN NODE: the node's namespace, from the ledger.
 ns_of() {
@@ -47,30 +38,6 @@ raftkv_pids() {
   return 0
 }
 
-# all_healed RUN KIND: every ledger entry of KIND is marked healed.
-all_healed() {
-  python3 - "$1/ledger.jsonl" "$2" <<'PY'
-import json, sys
-es = [json.loads(l) for l in open(sys.argv[1])]
-healed = {e["ref"] for e in es if e["kind"] == "healed"}
-mine = [e["seq"] for e in es if e["kind"] == sys.argv[2]]
-assert mine and all(s in healed for s in mine), (mine, healed)
-PY
-}
-
-run_bg() {  # run_bg CONFIG NAME: starts a run in the background (pid, run)
-  "$FAULTLINE_BIN" run "$1" --store "$STORE" --index-dir "$INDEX" --seed 5 \
-    >"$WORK/out.txt" 2>&1 &
-  pid=$!
-  run="$STORE/$2/latest"
-}
-
-finish() {  # waits for the background run; it must exit 0 (valid)
-  set +e; wait "$pid"; rc=$?; set -e
-  pid=""
-  [ "$rc" -eq 0 ] || { cat "$WORK/out.txt"; fail "the run exited $rc"; }
-}
-
 # ---- 1: loss ---------------------------------------------------------------
 cat >"$WORK/loss.yaml" <<YAML
 name: e2e-loss
@@ -83,7 +50,7 @@ nemesis: {faults: [loss], interval: 2, duration: 5, targets: [one], loss_probabi
 YAML
 run_bg "$WORK/loss.yaml" e2e-loss
 await_history "$pid" "$run" '"type":"info","f":"start-loss"' "the loss"
-node=$(python3 -c "import json,sys; print(json.loads(sys.argv[1])['nodes'][0])" "$(event_value "$run" start-loss)")
+node=$("$PY" -c "import json,sys; print(json.loads(sys.argv[1])['nodes'][0])" "$(event_value "$run" start-loss)")
 ns=$(ns_of "$run" "$node")
 rules=$(ip netns exec "$ns" iptables -S INPUT | grep -c 'faultline-loss' || true)
 [ "$rules" -eq 2 ] || { ip netns exec "$ns" iptables -S INPUT; event_value "$run" start-loss; fail "expected 2 loss rules in $ns (one per other node), found $rules"; }
@@ -91,7 +58,7 @@ ip netns exec "$ns" iptables -S INPUT | grep -q -- '--probability 0.5' || fail "
 await_history "$pid" "$run" '"type":"info","f":"stop-loss"' "the loss heal"
 left=$(ip netns exec "$ns" iptables -S INPUT 2>/dev/null | grep -c 'faultline-loss' || true)
 [ "$left" -eq 0 ] || fail "$left loss rules left in $ns after the heal"
-dropped=$(python3 -c "import json,sys; print(json.loads(sys.argv[1])['dropped']['$node'])" "$(event_value "$run" stop-loss)")
+dropped=$("$PY" -c "import json,sys; print(json.loads(sys.argv[1])['dropped']['$node'])" "$(event_value "$run" stop-loss)")
 echo "loss 0.5 on $node: $dropped packets dropped, rules removed at heal"
 [ "$dropped" -gt 0 ] || fail "the loss rules dropped no packet"
 finish
@@ -110,7 +77,7 @@ nemesis: {faults: [clock], interval: 2, duration: 5, targets: [one], clock_offse
 YAML
 run_bg "$WORK/clock.yaml" e2e-clock
 await_history "$pid" "$run" '"type":"info","f":"start-clock"' "the clock step"
-node=$(python3 -c "import json,sys; print(json.loads(sys.argv[1])['nodes'][0])" "$(event_value "$run" start-clock)")
+node=$("$PY" -c "import json,sys; print(json.loads(sys.argv[1])['nodes'][0])" "$(event_value "$run" start-clock)")
 ftdir=$(ledger_values "$run/ledger.jsonl" faketime name)
 [ -n "$ftdir" ] || fail "no faketime ledger entry"
 file="$ftdir/$node.faketime"
@@ -159,7 +126,7 @@ sed -e 's/^name: e2e-loss/name: e2e-loss-kill/' -e 's/time_limit: 9/time_limit: 
   -e 's/duration: 5/duration: 600/' "$WORK/loss.yaml" >"$WORK/loss-kill.yaml"
 run_bg "$WORK/loss-kill.yaml" e2e-loss-kill
 await_history "$pid" "$run" '"type":"info","f":"start-loss"' "the loss"
-node=$(python3 -c "import json,sys; print(json.loads(sys.argv[1])['nodes'][0])" "$(event_value "$run" start-loss)")
+node=$("$PY" -c "import json,sys; print(json.loads(sys.argv[1])['nodes'][0])" "$(event_value "$run" start-loss)")
 ns=$(ns_of "$run" "$node")
 kill -9 "$pid"; wait "$pid" 2>/dev/null || true; pid=""
 ip netns exec "$ns" iptables -S INPUT | grep -q faultline-loss || fail "no loss rule before heal"

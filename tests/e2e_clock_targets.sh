@@ -35,17 +35,8 @@ SHIM="$bindir/libfaultline-faketime-shim.so"
 [ -r "$SHIM" ] || fail "this test needs $SHIM; build the faultline-faketime-shim target"
 ZKCP=/usr/share/java/zookeeper.jar:/usr/share/java/slf4j-simple.jar
 setup_workdir
-pid=""
-trap 'keep=$?; if [ -n "$pid" ]; then kill -INT "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; fi; (exit $keep); cleanup_workdir' EXIT
-
-# event_value RUN F: the value of the first info event F, as JSON.
-event_value() {
-  python3 -c "import json,sys
-for l in open(sys.argv[1]):
-    e=json.loads(l)
-    if e.get('f')==sys.argv[2] and e.get('type')=='info':
-        print(json.dumps(e['value'])); break" "$1/history.jsonl" "$2"
-}
+RUN_SEED=3
+interrupt_run_on_exit
 
 # pids_of RUN COMM: pids of the run's processes named COMM, from the ledger.
 pids_of() {
@@ -56,14 +47,7 @@ pids_of() {
   return 0
 }
 
-run_bg() {  # run_bg CONFIG NAME: starts a run in the background (pid, run)
-  "$FAULTLINE_BIN" run "$1" --store "$STORE" --index-dir "$INDEX" --seed 3 \
-    >"$WORK/out.txt" 2>&1 &
-  pid=$!
-  run="$STORE/$2/latest"
-}
-
-finish() {  # waits for the background run; it must give a verdict (0 or 1)
+finish_any_verdict() {  # waits for the background run; it must give a verdict (0 or 1)
   set +e; wait "$pid"; rc=$?; set -e
   pid=""
   [ "$rc" -eq 0 ] || [ "$rc" -eq 1 ] || { cat "$WORK/out.txt"; fail "the run exited $rc"; }
@@ -91,7 +75,7 @@ nemesis: {faults: [strobe], interval: 1, duration: 10, targets: [one], clock_str
 YAML
 run_bg "$WORK/strobe.yaml" e2e-strobe
 await_history "$pid" "$run" '"type":"info","f":"start-strobe"' "the strobe"
-node=$(python3 -c "import json,sys; print(json.loads(sys.argv[1])['nodes'][0])" "$(event_value "$run" start-strobe)")
+node=$("$PY" -c "import json,sys; print(json.loads(sys.argv[1])['nodes'][0])" "$(event_value "$run" start-strobe)")
 ftdir=$(ledger_values "$run/ledger.jsonl" faketime name)
 file="$ftdir/$node.faketime"
 target_pid=""
@@ -116,7 +100,7 @@ echo "strobe +1 h / 0 every 300 ms on $node: a probe with its environment read +
 [ "$ups" -ge 2 ] && [ "$downs" -ge 2 ] || fail "the probe did not see the clock flip (up $ups, real $downs)"
 await_history "$pid" "$run" '"type":"info","f":"stop-strobe"' "the strobe heal"
 [ "$(cat "$file")" = "+0 x1" ] || fail "after the heal the file says '$(cat "$file")', expected +0 x1"
-python3 - "$(event_value "$run" stop-strobe)" "$node" <<'PY' || fail "stop-strobe does not record alternating flips"
+"$PY" - "$(event_value "$run" stop-strobe)" "$node" <<'PY' || fail "stop-strobe does not record alternating flips"
 import json, sys
 v = json.loads(sys.argv[1]); node = sys.argv[2]
 flips = v["flips"]
@@ -129,9 +113,9 @@ for k, f in enumerate(flips):
 print("  %d flips recorded, up and back" % len(flips))
 PY
 pids=$(pids_of "$run" raftkv)
-finish
+finish_any_verdict
 no_leftovers "$ftdir" $pids
-python3 - "$run/report.html" "$node" <<'PY' || fail "report.html does not draw the strobe's offsets"
+"$PY" - "$run/report.html" "$node" <<'PY' || fail "report.html does not draw the strobe's offsets"
 import json, re, sys
 html = open(sys.argv[1]).read()
 m = re.search(r'<script type="application/json" id="faultline-data">(.*?)</script>', html, re.S)
@@ -176,7 +160,7 @@ done
 await_history "$pid" "$run" '"type":"info","f":"stop-clock"' "the clock heal"
 t=$(redis-cli -h 10.77.83.1 -p 6379 TIME | head -1)
 [ $((t - $(date +%s))) -le 5 ] && [ $((t - $(date +%s))) -ge -5 ] || fail "after the heal redis TIME is still $((t - $(date +%s))) s off"
-finish
+finish_any_verdict
 no_leftovers "$ftdir" $rpids
 echo "PASS: redis-server started under libfaketime with the shim and its TIME moved +1 h and back"
 
@@ -217,6 +201,6 @@ zk set /faultline-clock-probe after >/dev/null
 ahead=$(mtime_ahead)
 echo "  zookeeper: after the heal the mtime is $ahead s ahead"
 [ "$ahead" -ge -120 ] && [ "$ahead" -le 5 ] || fail "after the heal the znode mtime is $ahead s ahead, expected ~0"
-finish
+finish_any_verdict
 no_leftovers "$ftdir" $zpids
 echo "PASS: ZooKeeper stamped a znode +1 h during the clock fault and real time after"

@@ -20,24 +20,9 @@ require_root
 require_tool python3
 bindir="$(dirname "$FAULTLINE_BIN")"
 [ -x "$bindir/raftkv" ] || fail "this test needs the raftkv server next to faultline; build it (scripts/build.sh)"
-# Debian's python3 starts in ~0.1 s; a pyenv shim can take seconds, longer
-# than a fault lasts.
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
 setup_workdir
-pid=""
-trap 'keep=$?; if [ -n "$pid" ]; then kill -INT "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; fi; (exit $keep); cleanup_workdir' EXIT
-
-# event_value RUN F [N]: the value of the N-th (default 1st) info event F.
-event_value() {
-  "$PY" -c "import json,sys
-n=int(sys.argv[3]) if len(sys.argv)>3 else 1
-for l in open(sys.argv[1]):
-    e=json.loads(l)
-    if e.get('f')==sys.argv[2] and e.get('type')=='info':
-        n-=1
-        if n==0: print(json.dumps(e['value'])); break" "$run/history.jsonl" "$2" ${3:-}
-}
+RUN_SEED=7
+interrupt_run_on_exit
 
 # namespaces RUN: the run's node namespaces, from the ledger.
 namespaces() {
@@ -62,29 +47,6 @@ no_rules_left() {
   for ns in $(namespaces "$1"); do
     [ -z "$(rules_in "$ns")" ] || { rules_in "$ns"; fail "rules left in $ns after the heal"; }
   done
-}
-
-all_healed() {  # all_healed RUN KIND: every ledger entry of KIND is healed
-  "$PY" - "$1/ledger.jsonl" "$2" <<'PY'
-import json, sys
-es = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-healed = {e["ref"] for e in es if e["kind"] == "healed"}
-mine = [e["seq"] for e in es if e["kind"] == sys.argv[2]]
-assert mine and all(s in healed for s in mine), (sys.argv[2], mine, healed)
-PY
-}
-
-run_bg() {  # run_bg CONFIG NAME: starts a run in the background
-  "$FAULTLINE_BIN" run "$1" --store "$STORE" --index-dir "$INDEX" --seed 7 \
-    >"$WORK/out.txt" 2>&1 &
-  pid=$!
-  run="$STORE/$2/latest"
-}
-
-finish() {  # waits for the background run; it must exit 0 (valid)
-  set +e; wait "$pid"; rc=$?; set -e
-  pid=""
-  [ "$rc" -eq 0 ] || { cat "$WORK/out.txt"; fail "the run exited $rc (not valid)"; }
 }
 
 # ---- 1: one-way partition, reset mode --------------------------------------

@@ -6,6 +6,11 @@ set -euo pipefail
 FAULTLINE_BIN="${FAULTLINE_BIN:?FAULTLINE_BIN must point at the faultline binary}"
 FAULTLINE_SOURCE_DIR="${FAULTLINE_SOURCE_DIR:?FAULTLINE_SOURCE_DIR must be set}"
 
+# Debian's python3 starts in ~0.03 s; a pyenv shim first on PATH takes 0.3 s
+# to seconds per call, which adds up over a test and can outlast a fault.
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+
 fail() {
   echo "FAIL: $*" >&2
   exit 1
@@ -38,7 +43,7 @@ cleanup_workdir() {
 
 # json_get FILE EXPR: evaluates a Python expression on the parsed JSON `j`.
 json_get() {
-  python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1"
+  "$PY" -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1"
 }
 
 # Names of network namespaces, links and processes that carry a run id.
@@ -51,7 +56,7 @@ leftovers_for_run() {
 # ledger_values LEDGER KIND FIELD: the FIELD of every ledger entry of KIND,
 # one per line (a torn last line is skipped, as heal does).
 ledger_values() {
-  python3 -c "import json,sys
+  "$PY" -c "import json,sys
 for l in open(sys.argv[1]):
     try: e=json.loads(l)
     except ValueError: continue
@@ -132,4 +137,56 @@ checker_verdict() {
 }
 checker_summary() {
   json_get "$RUN/results.json" "[c['summary'] for c in j['checkers'] if c['checker']=='$1'][0]"
+}
+
+# event_value RUN F [N]: the value (JSON) of RUN's N-th (default 1st) info
+# event F in history.jsonl.
+event_value() {
+  "$PY" -c "import json,sys
+n=int(sys.argv[3]) if len(sys.argv)>3 else 1
+for l in open(sys.argv[1]):
+    e=json.loads(l)
+    if e.get('f')==sys.argv[2] and e.get('type')=='info':
+        n-=1
+        if n==0: print(json.dumps(e['value'])); break" "$1/history.jsonl" "$2" ${3:-}
+}
+
+# Background runs, for tests that look at a run while it is going:
+#   run_bg CONFIG NAME   starts `faultline run CONFIG` with the test's store
+#                        and index and seed $RUN_SEED (default 1); sets `pid`
+#                        and `run` (the run's `latest` link).
+#   finish               waits for it; it must exit 0 (valid).
+#   interrupt_run_on_exit  sets the EXIT trap: a run still going when the
+#                        test ends is interrupted (SIGINT: it heals and
+#                        stops), then cleanup_workdir.
+# After setup_workdir.
+pid=""
+run_bg() {
+  "$FAULTLINE_BIN" run "$1" --store "$STORE" --index-dir "$INDEX" \
+    --seed "${RUN_SEED:-1}" >"$WORK/out.txt" 2>&1 &
+  pid=$!
+  run="$STORE/$2/latest"
+}
+
+finish() {
+  local rc
+  set +e; wait "$pid"; rc=$?; set -e
+  pid=""
+  [ "$rc" -eq 0 ] || { cat "$WORK/out.txt"; fail "the run exited $rc (not valid)"; }
+}
+
+interrupt_run_on_exit() {
+  trap 'keep=$?; if [ -n "$pid" ]; then kill -INT "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; fi; (exit $keep); cleanup_workdir' EXIT
+}
+
+# all_healed RUN KIND: true when RUN's ledger has entries of KIND and every
+# one of them is marked healed.
+all_healed() {
+  "$PY" - "$1/ledger.jsonl" "$2" <<'PYEOF'
+import json, sys
+es = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+healed = {e["ref"] for e in es if e["kind"] == "healed"}
+mine = [e["seq"] for e in es if e["kind"] == sys.argv[2]]
+assert mine and all(s in healed for s in mine), (sys.argv[2], mine, healed)
+PYEOF
 }
