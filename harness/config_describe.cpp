@@ -349,6 +349,8 @@ std::string DescribeSpec(const TestSpec& s) {
     if (!c.controller_ip.empty())
       o += "  controller_ip: " + Quote(c.controller_ip) + "\n";
     o += "  work_dir: " + Quote(c.work_dir) + "\n";
+    if (c.system_clock != "deny")
+      o += "  system_clock: " + c.system_clock + "\n";
     // --- end provider: ssh
   } else {
     o += "  nodes: " + std::to_string(s.cluster.nodes) + "\n";
@@ -448,6 +450,7 @@ std::string DescribeSpec(const TestSpec& s) {
   o += "  clock_rate: " + FormatNumber(n.clock_rate) + "\n";
   o += std::string("  clock_monotonic: ") +
        (n.clock_monotonic ? "true" : "false") + "\n";
+  if (n.clock_mode != "faketime") o += "  clock_mode: " + n.clock_mode + "\n";
   o += "  clock_strobe_delta_ms: " + std::to_string(n.clock_strobe_delta_ms) +
        "\n";
   o += "  clock_strobe_period_ms: " + std::to_string(n.clock_strobe_period_ms) +

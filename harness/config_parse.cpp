@@ -46,6 +46,7 @@ const std::vector<std::pair<std::string, std::string>>& AllKeys() {
       {"cluster", "sudo"},
       {"cluster", "controller_ip"},
       {"cluster", "work_dir"},
+      {"cluster", "system_clock"},
       {"cluster.nodes[]", "name"},
       {"cluster.nodes[]", "address"},
       // end provider: ssh
@@ -99,6 +100,7 @@ const std::vector<std::pair<std::string, std::string>>& AllKeys() {
       {"nemesis", "clock_offset_ms"},
       {"nemesis", "clock_rate"},
       {"nemesis", "clock_monotonic"},
+      {"nemesis", "clock_mode"},
       {"nemesis", "partition_mode"},
       {"nemesis", "clock_strobe_delta_ms"},
       {"nemesis", "clock_strobe_period_ms"},
@@ -426,6 +428,13 @@ std::vector<FieldDef> Parser::SshFields() {
            return;
          }
          c.work_dir = dir;
+       }},
+      {"system_clock",
+       [&](const Item& x) {
+         static const std::vector<KnownName> kAllow = {
+             {"deny", "clock faults never step the nodes' real clocks", 1},
+             {"allow", "clock faults may step the nodes' real clocks", 1}};
+         Enum(x, kAllow, "system_clock value", &c.system_clock);
        }},
   };
 }
@@ -785,6 +794,13 @@ void Parser::Nemesis(const Item& it) {
                }},
               {"clock_monotonic",
                [&](const Item& x) { Bool(x, &n.clock_monotonic); }},
+              {"clock_mode",
+               [&](const Item& x) {
+                 static const std::vector<KnownName> kModes = {
+                     {"faketime", "libfaketime in the target's processes", 1},
+                     {"system", "the nodes' real system clocks (ssh)", 1}};
+                 Enum(x, kModes, "clock mode", &n.clock_mode);
+               }},
               {"clock_strobe_delta_ms",
                [&](const Item& x) {
                  int ms = 0;

@@ -316,7 +316,9 @@ void CheckLossAndClock(const TestSpec& s, const Provenance& prov,
   static const std::vector<std::string> kClockTargets = {"raftkv", "zookeeper",
                                                          "redis"};
   const std::string kind = clock ? "clock" : "strobe";
-  if (std::find(kClockTargets.begin(), kClockTargets.end(), s.target.name) ==
+  // System clocks (CheckSystemClock) move every process, etcd too.
+  if (n.clock_mode == "faketime" &&
+      std::find(kClockTargets.begin(), kClockTargets.end(), s.target.name) ==
           kClockTargets.end() &&
       !prov.AnyBad({"target.name"})) {
     diag->Add(
@@ -361,6 +363,60 @@ void CheckLossAndClock(const TestSpec& s, const Provenance& prov,
         "that steps CLOCK_MONOTONIC back, which no real clock does",
         "use a positive clock_offset_ms, a clock_rate below 1 to slow "
         "the clock, or `clock_monotonic: false`");
+  }
+}
+
+// System clocks (nemesis.clock_mode: system, docs/faults.md "System
+// clocks"): ssh nodes only, allowed by the cluster, stepped, never drifted.
+void CheckSystemClock(const TestSpec& s, const Provenance& prov,
+                      Diagnostics* diag) {
+  const NemesisSpec& n = s.nemesis;
+  const std::string& provider = s.cluster.provider;
+  if (prov.AnyBad(
+          {"cluster.provider", "cluster.system_clock", "nemesis.clock_mode"}))
+    return;
+  const bool asked = prov.Of("cluster.system_clock").from_file();
+  if (provider != "ssh" && (asked || n.clock_mode == "system")) {
+    diag->Add(prov.Blame({n.clock_mode == "system" ? "nemesis.clock_mode"
+                                                   : "cluster.system_clock",
+                          "cluster.provider"}),
+              "system clock faults need provider ssh: " +
+                  std::string(provider == "docker"
+                                  ? "docker containers share the host "
+                                    "kernel's clock"
+                                  : "netns nodes share the controller's "
+                                    "kernel clock") +
+                  ", so stepping one node's clock would step the whole "
+                  "machine's",
+              "remove `clock_mode: system` and `system_clock` (clock faults "
+              "then use libfaketime per process), or use provider ssh");
+    return;
+  }
+  if (n.clock_mode != "system") return;
+  if (s.cluster.system_clock != "allow") {
+    diag->Add(prov.Blame({"nemesis.clock_mode", "cluster.system_clock"}),
+              "clock_mode: system steps the real clock of every process on "
+              "the nodes, and cluster.system_clock does not allow it",
+              "add `system_clock: allow` under cluster: if the nodes' clocks "
+              "may be moved (stop NTP daemons there first), or use "
+              "`clock_mode: faketime`");
+  }
+  if (n.clock_monotonic && !prov.AnyBad({"nemesis.clock_monotonic"})) {
+    diag->Add(prov.Blame({"nemesis.clock_monotonic", "nemesis.clock_mode"}),
+              "clock_monotonic is true, but the kernel's CLOCK_MONOTONIC "
+              "cannot be stepped (clock_mode: system moves CLOCK_REALTIME)",
+              "set `clock_monotonic: false`, or use `clock_mode: faketime`");
+  }
+  bool rate = Has(GlobalKinds(n, &SetsClock), "clock") && n.clock_rate != 1.0;
+  for (const FaultEntry& e : n.entries)
+    for (const FaultSettings& f : e.faults)
+      rate = rate || (f.clock_rate && *f.clock_rate != 1.0);
+  if (rate && !prov.AnyBad({"nemesis.clock_rate", "nemesis.faults"})) {
+    diag->Add(prov.Blame({"nemesis.clock_rate", "nemesis.clock_mode"}),
+              "clock_rate is not 1, but clock_mode: system steps the nodes' "
+              "clocks and cannot make them run faster or slower",
+              "remove clock_rate (use clock_offset_ms for a step), or use "
+              "`clock_mode: faketime`");
   }
 }
 
@@ -665,6 +721,7 @@ void ValidateCrossField(const TestSpec& spec, const Provenance& prov,
   CheckWorkload(spec, prov, diag);
   CheckNemesis(spec, prov, diag);
   CheckLossAndClock(spec, prov, diag);
+  CheckSystemClock(spec, prov, diag);
   CheckFaultEntries(spec, prov, diag);
 }
 

@@ -58,6 +58,9 @@ struct ClusterSpec {
   std::string work_dir = "/tmp";  // [work_dir] absolute directory on the
                                   // nodes; a run uses and removes
                                   // <work_dir>/faultline-<run id>
+  // [system_clock] "allow": clock faults may step the nodes' real system
+  // clocks (nemesis.clock_mode: system); "deny" (default) refuses that.
+  std::string system_clock = "deny";
   // --- end provider: ssh ---------------------------------------------------
   bool operator==(const ClusterSpec&) const = default;
 };
@@ -247,6 +250,11 @@ struct NemesisSpec {
   long long clock_offset_ms = 0;
   double clock_rate = 1.0;
   bool clock_monotonic = false;
+  // [clock_mode] how clock and strobe move clocks: "faketime" (libfaketime
+  // in the target's processes) or "system" (the nodes' real CLOCK_REALTIME
+  // through faultline-clock; ssh only, needs cluster.system_clock: allow,
+  // no clock_rate, no clock_monotonic; docs/faults.md "System clocks").
+  std::string clock_mode = "faketime";
   // [clock_strobe_delta_ms] "strobe": how far a chosen node's clock flips
   // up, 1..86400000; [clock_strobe_period_ms] how often it flips (up, back,
   // up, ...), 10..3600000 (nemesis/strobe.h). Not with clock_monotonic.
