@@ -186,9 +186,9 @@ Status DeleteLink(const std::string& name, std::vector<std::string>* log) {
 
 int Rank(const std::string& kind) {
   static const std::map<std::string, int> kRanks = {
-      {"stop", 0},     {"iptables", 1}, {"process", 2},
-      {"faketime", 3}, {"veth", 4},     {"netns", 5},
-      {"hostrule", 6}, {"bridge", 7},   {"dir", 8}};
+      {"stop", 0},     {"iptables", 1}, {"process", 2}, {"faketime", 3},
+      {"sysclock", 3}, {"veth", 4},     {"netns", 5},   {"hostrule", 6},
+      {"bridge", 7},   {"dir", 8}};
   auto it = kRanks.find(kind);
   return it == kRanks.end() ? 9 : it->second;
 }

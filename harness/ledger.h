@@ -29,6 +29,11 @@
 //                 still match before SIGKILL / SIGCONT is sent there
 //   iptables      `iptables -w -F` and `-X` on the node (netns is empty)
 //   dir/faketime  `rm -rf` of the node path, same name rules as above
+//   sysclock {name}  the node's real clock was moved (nemesis/sysclock.h):
+//                 `<dir of name>/faultline-clock reset --state <name>` puts
+//                 it back to its recorded baseline (only for a name
+//                 ".../faultline-*/sysclock.state"; after process entries,
+//                 before dir entries)
 // A node that cannot be reached makes the heal fail (the run stays listed
 // as active, so a later heal retries).
 //

@@ -155,6 +155,28 @@ Status UndoRemoteLedgerEntry(const LedgerEntry& e, RemoteCache& remotes,
     }
     return RemoveOnNode(e, remote, log);
   }
+  if (e.kind == "sysclock") {
+    // The system clock fault's state file, beside the tool that reads it
+    // (nemesis/sysclock_tool.h); `reset` is idempotent.
+    const std::string dir = Parent(e.name);
+    if (Base(e.name) != "sysclock.state" || !StartsWithFaultline(Base(dir))) {
+      Log(log, "not resetting the clock with " + e.name + " on " + Where(e) +
+                   ": not a faultline-*/sysclock.state file");
+      return Ok();
+    }
+    if (!remote.Run({"test", "-e", e.name}).ok()) {
+      Log(log, "clock on " + Where(e) + " already at its baseline");
+      return Ok();
+    }
+    auto r = remote.Run({dir + "/faultline-clock", "reset", "--state", e.name});
+    if (!r.ok())
+      return Fail("faultline-clock reset on " + Where(e) + ": " +
+                  DescribeResult(r));
+    std::string out = r.out;
+    while (!out.empty() && out.back() == '\n') out.pop_back();
+    Log(log, "clock reset on " + Where(e) + " (" + out + ")");
+    return Ok();
+  }
   Log(log, "ledger entry kind '" + e.kind + "' (seq " + std::to_string(e.seq) +
                ") has no undo on " + Where(e) + "; skipped");
   return Ok();

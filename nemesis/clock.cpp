@@ -16,6 +16,7 @@ std::string DescribeClockStep(long long offset_ms, double rate) {
 harness::Result<checkers::Value> NetnsNemesis::StartClock(
     const harness::FaultStep& step) {
   using checkers::Value;
+  if (sysclock_) return StartSystemClock(step);  // nemesis/sysclock_fault.cpp
   if (clock_ == nullptr)
     return harness::Fail(
         "nemesis: the target " + target_.name() +
@@ -58,6 +59,7 @@ harness::Result<checkers::Value> NetnsNemesis::StartClock(
 harness::Result<checkers::Value> NetnsNemesis::StartStrobe(
     const harness::FaultStep& step) {
   using checkers::Value;
+  if (sysclock_) return StartSystemClock(step);  // nemesis/sysclock_fault.cpp
   if (clock_ == nullptr)
     return harness::Fail(
         "nemesis: the target " + target_.name() +
@@ -101,6 +103,7 @@ harness::Result<checkers::Value> NetnsNemesis::StartStrobe(
 }
 
 harness::Status NetnsNemesis::StopClockOn(std::size_t k) {
+  if (sysclock_) return StopSystemClockOn(k);  // nemesis/sysclock_fault.cpp
   Active& a = *active_;
   const harness::Node& node =
       cluster_.nodes()[static_cast<std::size_t>(a.nodes[k])];

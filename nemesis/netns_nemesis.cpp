@@ -17,6 +17,7 @@
 #include "nemesis/node_exec.h"
 #include "nemesis/partition.h"
 #include "nemesis/strobe.h"
+#include "nemesis/sysclock.h"
 #include "nemesis/vote_watch.h"
 
 namespace faultline::nemesis {
@@ -623,6 +624,10 @@ Status NetnsNemesis::HealAll() {
     if (held_.empty()) break;
     active_ = std::move(held_.back());
     held_.pop_back();
+  }
+  if (unhealed.empty() && sysclock_) {  // belt and braces: every kernel
+    Status reset = SystemClockResetAll();
+    if (!reset.ok()) errors = reset.error();
   }
   if (!unhealed.empty()) {
     active_ = std::move(unhealed.front());

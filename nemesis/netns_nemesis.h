@@ -43,6 +43,7 @@
 namespace faultline::nemesis {
 
 class ClockStrobe;  // nemesis/strobe.h
+class SystemClock;  // nemesis/sysclock.h
 
 class NetnsNemesis : public harness::Nemesis {
  public:
@@ -92,6 +93,12 @@ class NetnsNemesis : public harness::Nemesis {
   // The clocks "clock" skews (the target's, see harness/clock.h); without
   // one, "clock" fails. Call before Start.
   void SetClock(harness::ClockControl* clock) { clock_ = clock; }
+  // With a SystemClock, "clock" steps and "strobe" flips the nodes' real
+  // system clocks instead (nemesis/sysclock_fault.cpp): clock_rate must be
+  // 1; a strobe on a node ends by itself after strobe_limit_ms (the longest
+  // fault duration plus a margin) if nobody stops it. Call before Start.
+  void SetSystemClock(std::unique_ptr<SystemClock> clock,
+                      long long strobe_limit_ms);
 
  private:
   struct Active {
@@ -126,6 +133,11 @@ class NetnsNemesis : public harness::Nemesis {
   // "strobe" (nemesis/clock.cpp, nemesis/strobe.h): Stop ends the flipping
   // thread before it resets the clocks (StopClockOn).
   harness::Result<checkers::Value> StartStrobe(const harness::FaultStep& s);
+  // "clock"/"strobe" on system clocks (nemesis/sysclock_fault.cpp).
+  harness::Result<checkers::Value> StartSystemClock(
+      const harness::FaultStep& s);
+  harness::Status StopSystemClockOn(std::size_t k);
+  harness::Status SystemClockResetAll();
   std::vector<std::string> PeerSources(int who) const;
   harness::Result<std::vector<int>> SelectNodes(const std::string& selector,
                                                 std::uint64_t seed,
@@ -143,8 +155,10 @@ class NetnsNemesis : public harness::Nemesis {
   harness::ClockControl* clock_ = nullptr;
   double loss_probability_ = 0;      // loss: the active rules' probability
   checkers::Value::Object details_;  // loss/clock: per healed node, for Stop
-  std::unique_ptr<ClockStrobe> strobe_;  // strobe: while active
-  checkers::Value strobe_flips_;         // strobe: the flips, for Stop
+  std::unique_ptr<ClockStrobe> strobe_;    // strobe: while active
+  checkers::Value strobe_flips_;           // strobe: the flips, for Stop
+  std::unique_ptr<SystemClock> sysclock_;  // clock_mode system
+  long long strobe_limit_ms_ = 0;
 };
 
 }  // namespace faultline::nemesis

@@ -242,7 +242,14 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
     }
   }
   if (setup_error.empty()) {
-    nemesis = MakeNemesis(spec, *cluster, *target, **ledger);
+    auto n = MakeNemesis(spec, *cluster, *target, **ledger, target_dir);
+    if (n.ok()) {
+      nemesis = std::move(n.value());
+    } else {
+      setup_error = "nemesis: " + n.error();
+    }
+  }
+  if (setup_error.empty()) {
     spdlog::info("cluster of {} nodes healthy after {:.2f} s ({})",
                  spec.cluster.nodes, Seconds(t_setup, Clock::now()),
                  summary.target_version);

@@ -9,6 +9,7 @@
 #include "harness/clock.h"
 #include "harness/netns.h"
 #include "nemesis/netns_nemesis.h"
+#include "nemesis/sysclock.h"
 #include "targets/etcd/etcd_target.h"
 #include "targets/raftkv/raftkv_target.h"
 #include "targets/redis/redis_target.h"
@@ -62,7 +63,10 @@ harness::Result<std::unique_ptr<harness::Target>> MakeTarget(
   const bool clock_faults =
       std::find(faults.begin(), faults.end(), "clock") != faults.end() ||
       std::find(faults.begin(), faults.end(), "strobe") != faults.end();
-  if (!target.ok() || !clock_faults) return target;
+  // clock_mode system moves the nodes' real clocks (nemesis/sysclock.h):
+  // the target runs as it is.
+  if (!target.ok() || !clock_faults || spec.nemesis.clock_mode == "system")
+    return target;
   auto* skewable = dynamic_cast<harness::ClockSkewable*>(target->get());
   if (skewable == nullptr)
     return harness::Fail("the clock fault cannot fake the clocks of " +
@@ -92,16 +96,39 @@ harness::Result<std::unique_ptr<harness::Workload>> MakeWorkload(
   return harness::Fail("unknown workload " + spec.workload.name);
 }
 
-std::unique_ptr<harness::Nemesis> MakeNemesis(const harness::TestSpec& spec,
-                                              harness::Cluster& cluster,
-                                              harness::Target& target,
-                                              harness::Ledger& ledger) {
-  (void)spec;
+namespace {
+// The longest a fault lasts (nemesis.duration and the entries' own).
+double LongestFaultS(const harness::NemesisSpec& n) {
+  double longest = n.duration_s;
+  for (const auto& e : n.entries)
+    longest = std::max(longest, e.duration_s.value_or(n.duration_s));
+  return longest;
+}
+}  // namespace
+
+harness::Result<std::unique_ptr<harness::Nemesis>> MakeNemesis(
+    const harness::TestSpec& spec, harness::Cluster& cluster,
+    harness::Target& target, harness::Ledger& ledger,
+    const std::string& node_dir) {
   auto nemesis =
       std::make_unique<nemesis::NetnsNemesis>(cluster, target, ledger);
   if (auto* skewable = dynamic_cast<harness::ClockSkewable*>(&target))
     nemesis->SetClock(skewable->clock());
-  return nemesis;
+  const auto& faults = spec.nemesis.faults;
+  const bool clock_faults =
+      std::find(faults.begin(), faults.end(), "clock") != faults.end() ||
+      std::find(faults.begin(), faults.end(), "strobe") != faults.end();
+  if (spec.nemesis.clock_mode == "system" && clock_faults) {
+    nemesis::SystemClock::Options options;
+    options.node_dir = node_dir;
+    auto clock = nemesis::SystemClock::Create(cluster.nodes(), options, ledger);
+    if (!clock.ok()) return harness::Fail(clock.error());
+    // A strobe left alone ends 2 s after the longest fault would.
+    nemesis->SetSystemClock(
+        std::move(clock.value()),
+        static_cast<long long>(LongestFaultS(spec.nemesis) * 1000) + 2000);
+  }
+  return std::unique_ptr<harness::Nemesis>(std::move(nemesis));
 }
 
 namespace {

@@ -22,10 +22,13 @@ harness::Result<std::unique_ptr<harness::Target>> MakeTarget(
 harness::Result<std::unique_ptr<harness::Workload>> MakeWorkload(
     const harness::TestSpec& spec);
 
-std::unique_ptr<harness::Nemesis> MakeNemesis(const harness::TestSpec& spec,
-                                              harness::Cluster& cluster,
-                                              harness::Target& target,
-                                              harness::Ledger& ledger);
+// The nemesis for the run. With nemesis.clock_mode system, `node_dir` is
+// the run's directory on the (ssh) nodes: faultline-clock is copied there
+// (nemesis/sysclock.h), which may fail.
+harness::Result<std::unique_ptr<harness::Nemesis>> MakeNemesis(
+    const harness::TestSpec& spec, harness::Cluster& cluster,
+    harness::Target& target, harness::Ledger& ledger,
+    const std::string& node_dir);
 
 // Absolute path of the target's main binary, or "" when it is not installed.
 // raftkv: a bare `binary` name is looked for next to the running faultline
