@@ -6,28 +6,16 @@
 #include <string>
 
 #include "harness/config.h"
+#include "harness/config_test_util.h"
 
 using faultline::harness::ConfigError;
 using faultline::harness::DescribeSpec;
-using faultline::harness::LoadConfigText;
 using faultline::harness::LoadResult;
+using faultline::harness::config_testing::Contains;
+using faultline::harness::config_testing::Load;
+using faultline::harness::config_testing::OnlyError;
 
 namespace {
-
-LoadResult Load(const std::string& text) {
-  return LoadConfigText(text, "t.yaml", {});
-}
-
-ConfigError OnlyError(const LoadResult& r) {
-  INFO(r.FormatErrors());
-  REQUIRE_FALSE(r.ok());
-  REQUIRE(r.errors.size() == 1);
-  return r.errors[0];
-}
-
-bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
 
 // An ssh cluster with `cluster_extra` under cluster: and `nemesis` as the
 // nemesis section's body (etcd: system clocks reach Go programs too).
