@@ -13,7 +13,7 @@ using faultline::nemesis::SplitStep;
 using faultline::nemesis::StepToNs;
 using faultline::nemesis::StrobeTargetNs;
 
-TEST_CASE("faultline-clock parses its subcommands") {
+TEST_CASE("faultline-clock parses its subcommands", "[sysclock]") {
   auto show = ParseSysclockArgs({"show", "--state", "/x/s"});
   REQUIRE(show.args);
   CHECK(show.args->command == "show");
@@ -30,7 +30,7 @@ TEST_CASE("faultline-clock parses its subcommands") {
   CHECK(ParseSysclockArgs({"reset", "--state", "s"}).args);
 }
 
-TEST_CASE("faultline-clock refuses bad usage with a reason") {
+TEST_CASE("faultline-clock refuses bad usage with a reason", "[sysclock]") {
   auto check = [](std::vector<std::string> argv, const std::string& part) {
     auto p = ParseSysclockArgs(argv);
     CHECK_FALSE(p.args);
@@ -49,7 +49,8 @@ TEST_CASE("faultline-clock refuses bad usage with a reason") {
   check({"show", "--state", "s", "3"}, "takes 0 number");
 }
 
-TEST_CASE("faultline-clock's state file round-trips and rejects junk") {
+TEST_CASE("faultline-clock's state file round-trips and rejects junk",
+          "[sysclock]") {
   auto st = ParseSysclockState(FormatSysclockState({-1234567890123, "ab-cd"}));
   REQUIRE(st);
   CHECK(st->baseline_ns == -1234567890123);
@@ -60,7 +61,7 @@ TEST_CASE("faultline-clock's state file round-trips and rejects junk") {
   CHECK_FALSE(ParseSysclockState("faultline-clock 1 baseline_ns=1"));
 }
 
-TEST_CASE("reset steps REALTIME back to MONOTONIC + baseline") {
+TEST_CASE("reset steps REALTIME back to MONOTONIC + baseline", "[sysclock]") {
   // Recorded at baseline B; bumped by +5 s then NTP slewed both clocks
   // alike (the offset stays B + 5 s): the step is exactly -5 s.
   const std::int64_t b = 1'796'014'703'304'881'532;
@@ -73,7 +74,8 @@ TEST_CASE("reset steps REALTIME back to MONOTONIC + baseline") {
   CHECK(StrobeTargetNs(2, -300) == -300'000'000);
 }
 
-TEST_CASE("a step splits into seconds and non-negative nanoseconds") {
+TEST_CASE("a step splits into seconds and non-negative nanoseconds",
+          "[sysclock]") {
   auto s = SplitStep(2'500'000'001);
   CHECK(s.sec == 2);
   CHECK(s.nsec == 500'000'001);
@@ -88,7 +90,7 @@ TEST_CASE("a step splits into seconds and non-negative nanoseconds") {
   CHECK(s.nsec == 0);
 }
 
-TEST_CASE("the tool's output lines parse into fields") {
+TEST_CASE("the tool's output lines parse into fields", "[sysclock]") {
   auto kv = ParseSysclockLine("show offset_ns=-5 baseline=1 boot_id=a-b");
   CHECK(kv["what"] == "show");
   CHECK(kv["offset_ns"] == "-5");
