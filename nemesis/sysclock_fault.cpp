@@ -64,12 +64,15 @@ harness::Result<Value> NetnsNemesis::StartSystemClock(
     (void)StopLocked();
     return harness::Fail("nemesis: system clock: " + move.error());
   }
-  if (move->controller_moved)
+  for (int n : move->moved) {
+    if (!sysclock_->SharesController(n)) continue;
     spdlog::warn(
         "the {} fault moved the controller's own clock too ({} shares its "
         "kernel); the run times itself with steady clocks, log timestamps "
         "move",
-        step.kind, nodes[static_cast<std::size_t>(move->moved.front())].name);
+        step.kind, nodes[static_cast<std::size_t>(n)].name);
+    break;
+  }
   Value::List kernels;
   for (const auto& k : move->kernels) kernels.push_back(NameList(nodes, k));
   Value::Object now_ms;
