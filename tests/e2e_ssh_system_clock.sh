@@ -24,9 +24,6 @@ require_tool python3
 bindir="$(dirname "$FAULTLINE_BIN")"
 [ -x "$bindir/raftkv" ] || fail "this test needs the raftkv server next to faultline; build it (scripts/build.sh)"
 [ -x "$bindir/faultline-clock" ] || fail "this test needs faultline-clock next to faultline; build it (scripts/build.sh)"
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
-
 setup_workdir
 NODEFS="$WORK/nodefs"
 pid=""
@@ -129,65 +126,50 @@ nemesis:
 YAML
 }
 
-# start_run NAME: runs NAME.yaml in the background (pid in $pid).
-start_run() {
-  "$FAULTLINE_BIN" run "$WORK/$1.yaml" --store "$STORE" --index-dir "$INDEX" \
-    --seed 7 >"$WORK/out.txt" 2>&1 &
-  pid=$!
-}
-finish_run() {  # finish_run NAME: waits; exit 0 and valid
-  local rc=0
-  wait "$pid" || rc=$?
-  pid=""
-  [ "$rc" -eq 0 ] || { tail -30 "$WORK/out.txt"; fail "run $1 exited $rc"; }
-  validate_results "$STORE/$1/latest/results.json"
-}
-# event RUN F: the value of the first nemesis info event F, as JSON.
-event() {
-  "$PY" -c "import json,sys
-for l in open(sys.argv[1]):
-    e=json.loads(l)
-    if e.get('f')==sys.argv[2] and e.get('type')=='info':
-        print(json.dumps(e['value'])); break" "$1/history.jsonl" "$2"
+RUN_SEED=7
+# start_run NAME: runs NAME.yaml in the background (lib.sh: $pid, $run).
+start_run() { run_bg "$WORK/$1.yaml" "$1"; }
+# finish_run: waits; exit 0 (valid) and a results.json that fits the schema.
+finish_run() {
+  finish
+  validate_results "$run/results.json"
 }
 jq_py() { "$PY" -c "import json,sys; v=json.loads(sys.argv[1]); print($2)" "$1"; }
 
 # ---- a: bump ----------------------------------------------------------------
 write_config sc-bump clock 3 4.8
 start_run sc-bump
-run="$STORE/sc-bump/latest"
 await_history "$pid" "$run" '"type":"info","f":"start-clock"' "the clock fault"
 during=$(ms_off 1)
 grep -q '"f":"stop-clock"' "$run/history.jsonl" && fail "the bump ended before it was measured"
 [ "$during" -ge 2950 ] && [ "$during" -le 3050 ] || fail "during the bump node 1 was $during ms off, not ~3000"
-finish_run sc-bump
+finish_run
 assert_back "after the bump run"
-v=$(event "$run" start-clock)
+v=$(event_value "$run" start-clock)
 [ "$(jq_py "$v" "v['mode'], v['moved'], v['controller_moved'], len(v['kernels'])")" = \
   "system ['n1', 'n2', 'n3'] True 1" ] || fail "start-clock says $v"
-v=$(event "$run" stop-clock)
+v=$(event_value "$run" stop-clock)
 [ "$(jq_py "$v" "v['healed']")" = "['n1', 'n2', 'n3']" ] || fail "stop-clock says $v"
-grep -q '"kind":"sysclock"' "$run/ledger.jsonl" || fail "no sysclock ledger entry"
+all_healed "$run" sysclock || fail "a sysclock ledger entry was not marked healed"
 grep -q "moved the controller's own clock" "$WORK/out.txt" || fail "no warning that the controller's clock moved"
 echo "PASS a: bump moved node 1 by $during ms; back to $BACK_US us of the baseline"
 
 # ---- b: strobe --------------------------------------------------------------
 write_config sc-strobe strobe 2 3.8
 start_run sc-strobe
-finish_run sc-strobe
-run="$STORE/sc-strobe/latest"
+finish_run
 assert_back "after the strobe run"
-v=$(event "$run" stop-strobe)
+v=$(event_value "$run" stop-strobe)
 flips=$(jq_py "$v" "len(v['flips'])")
 ups=$(jq_py "$v" "sum(1 for f in v['flips'] if f['up'] and abs(f['clock_ms']-200) < 20)")
 [ "$flips" -ge 10 ] || fail "stop-strobe has $flips flips (2 s at 100 ms: ~20): $v"
 [ "$ups" -ge 5 ] || fail "only $ups up-flips reached +200 ms: $v"
+all_healed "$run" sysclock || fail "a sysclock ledger entry was not marked healed"
 echo "PASS b: strobe made $flips flips ($ups up at +200 ms); back to $BACK_US us of the baseline"
 
 # ---- c: SIGKILLed controller during a bump, then faultline heal -------------
 write_config sc-kill clock 600 600
 start_run sc-kill
-run="$STORE/sc-kill/latest"
 await_history "$pid" "$run" '"type":"info","f":"start-clock"' "the clock fault"
 kill -9 "$pid"
 wait "$pid" 2>/dev/null || true
