@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "nemesis/iptables_chain.h"
 #include "nemesis/partition.h"
 
 namespace faultline::nemesis {
@@ -146,14 +145,6 @@ std::vector<std::uint32_t> DelayLine::PopAll() {
 std::optional<std::int64_t> DelayLine::NextRelease() const {
   if (held_.empty()) return std::nullopt;
   return held_.front().release_ms;
-}
-
-std::string DelayRules(const std::vector<std::string>& sources, int queue) {
-  std::vector<std::string> rules;
-  for (const auto& ip : sources)
-    rules.push_back("-s " + ip + "/32 -j NFQUEUE --queue-num " +
-                    std::to_string(queue) + " --queue-bypass");
-  return ChainBatch(kDelayChain, rules);
 }
 
 bool QueueBound(const std::string& proc_nfnetlink_queue, int queue) {

@@ -79,6 +79,8 @@ class DelayLine {
 // --queue-bypass so that packets pass undelayed while no daemon listens
 // (a dead daemon heals the fault instead of turning it into a partition).
 // The rules live in the chain kDelayChain (nemesis/iptables_chain.h).
+// Defined in netdelay_node.cpp: the daemon, built from this file's
+// definitions alone, does not link the iptables code.
 std::string DelayRules(const std::vector<std::string>& sources, int queue);
 
 // Whether the content of /proc/<pid>/net/netfilter/nfnetlink_queue lists a

@@ -3,6 +3,9 @@
 #include "nemesis/delay.h"
 
 #include <catch2/catch.hpp>
+#include <string>
+
+#include "nemesis/netdelay_node.h"
 
 using faultline::nemesis::DelayLine;
 using faultline::nemesis::DelayRules;
@@ -113,4 +116,19 @@ TEST_CASE("QueueBound reads the nfnetlink_queue listing", "[delay]") {
   CHECK(QueueBound(listing, 5));
   CHECK_FALSE(QueueBound(listing, 770));
   CHECK_FALSE(QueueBound("", 5));
+}
+
+TEST_CASE("DescribeNetdelayCheck names the library a node lacks", "[delay]") {
+  using faultline::nemesis::DescribeNetdelayCheck;
+  const std::string missing =
+      "/tmp/faultline-x/netdelay-n1/faultline-netdelay: error while loading "
+      "shared libraries: libnetfilter_queue.so.1: cannot open shared object "
+      "file: No such file or directory\n";
+  const std::string why = DescribeNetdelayCheck(127, missing);
+  CHECK(why.rfind("the node lacks libnetfilter_queue.so.1,", 0) == 0);
+  CHECK(why.find("libnetfilter-queue1") != std::string::npos);
+  CHECK(DescribeNetdelayCheck(1, "x\nboom\n") ==
+        "faultline-netdelay --help exited 1: boom");
+  CHECK(DescribeNetdelayCheck(126, "") ==
+        "faultline-netdelay --help exited 126");
 }
