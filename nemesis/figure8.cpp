@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <map>
 
-#include "harness/netns.h"
 #include "harness/process.h"
 #include "nemesis/delay.h"
 #include "nemesis/iptables_chain.h"
 #include "nemesis/netns_nemesis.h"
+#include "nemesis/node_exec.h"
 #include "nemesis/vote_watch.h"
 
 namespace faultline::nemesis {
@@ -28,25 +28,16 @@ constexpr milliseconds kReturnLimit{4000};
 constexpr milliseconds kHandoverLimit{3000};
 
 // Applies `lines` ("-I INPUT 1 -s IP/32 -j DROP" and the like) in one
-// iptables-restore batch inside the node's namespace.
+// iptables-restore batch on the node (in its namespace, or over its Remote).
 Status Iptables(const harness::Node& node,
                 const std::vector<std::string>& lines) {
-  const std::string restore = harness::FindSystemTool("iptables-restore");
-  if (restore.empty()) return Fail("iptables-restore not found");
   std::string batch = "*filter\n";
   for (const auto& l : lines) batch += l + "\n";
   batch += "COMMIT\n";
-  harness::CommandOptions o;
-  o.netns = node.netns;
-  o.stdin_data = batch;
-  o.timeout = milliseconds(15000);
-  auto r = harness::RunCommand({restore, "-w", "--noflush"}, o);
+  auto r = RunOnNode(node, "iptables-restore", {"-w", "--noflush"}, batch);
   if (r.ok()) return harness::Ok();
-  std::string msg = !r.error.empty() ? r.error : r.err;
-  while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' '))
-    msg.pop_back();
-  return Fail("iptables-restore in " + node.netns + ": " +
-              (msg.empty() ? "exit " + std::to_string(r.exit_code) : msg));
+  return Fail("iptables-restore on " + NodeWhere(node) + ": " +
+              harness::DescribeResult(r));
 }
 
 // The cuts are DROP rules in figure8's own chain, which INPUT jumps to
@@ -72,14 +63,14 @@ Result<Value> NetnsNemesis::StartFigure8(const harness::FaultStep& step) {
     return Fail("nemesis: figure8 needs exactly 3 nodes, the cluster has " +
                 std::to_string(nodes.size()));
   for (const auto& node : nodes)
-    if (node.netns.empty())
-      return Fail("nemesis: node " + node.name + " has no network namespace");
+    if (!CanRunFaults(node))
+      return Fail("nemesis: node " + node.name +
+                  " has no network namespace or remote host");
   if (step.delay_ms < kMinDelayMs || step.delay_ms > kMaxDelayMs)
     return Fail("nemesis: delay_ms " + std::to_string(step.delay_ms) +
                 " is outside " + std::to_string(kMinDelayMs) + ".." +
                 std::to_string(kMaxDelayMs));
-  const std::string binary = NetdelayPath();
-  if (binary.empty())
+  if (NetdelayPath().empty())
     return Fail(
         "nemesis: figure8 needs faultline-netdelay (built next to "
         "faultline; needs libnetfilter-queue-dev)");
@@ -136,12 +127,12 @@ Result<Value> NetnsNemesis::StartFigure8(const harness::FaultStep& step) {
   // that long to reach its candidate, and each append A sends to Y one
   // round trip that long.
   for (int who : rest)
-    if (Status s = StartDelayOn(who, step, binary); !s.ok())
+    if (Status s = StartDelayOn(who, step); !s.ok())
       return undo("delay " + node_of(who).name + ": " + s.error());
   {
     harness::LedgerEntry entry;
     entry.kind = "iptables";
-    entry.netns = node_of(*a).netns;
+    LocateEntry(node_of(*a), &entry);
     entry.node = node_of(*a).name;
     long seq = ledger_.Record(entry);
     if (seq < 0) return undo("cannot write the fault ledger " + ledger_.path());

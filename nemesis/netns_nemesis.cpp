@@ -1,16 +1,8 @@
 #include "nemesis/netns_nemesis.h"
 
-#include <signal.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <random>
-#include <sstream>
-#include <thread>
 
-#include "harness/netns.h"
 #include "harness/process.h"
 #include "nemesis/delay.h"
 #include "nemesis/iptables_chain.h"
@@ -40,42 +32,11 @@ Value Names(const std::vector<harness::Node>& nodes,
 // are per namespace, so one number serves all nodes).
 constexpr int kDelayQueue = 7701;
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-// The last line of a daemon's log, for error messages.
-std::string LastLine(const std::string& path) {
-  std::string text = ReadFile(path);
-  while (!text.empty() && text.back() == '\n') text.pop_back();
-  auto nl = text.rfind('\n');
-  return nl == std::string::npos ? text : text.substr(nl + 1);
-}
-
-std::string FindNetdelay(const std::string& configured) {
-  if (!configured.empty())
-    return access(configured.c_str(), X_OK) == 0 ? configured : "";
-  std::error_code ec;
-  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    auto beside = self.parent_path() / "faultline-netdelay";
-    if (access(beside.c_str(), X_OK) == 0) return beside.string();
-  }
-  return harness::FindSystemTool("faultline-netdelay");
-}
-
 }  // namespace
 
 NetnsNemesis::NetnsNemesis(harness::Cluster& cluster, harness::Target& target,
                            harness::Ledger& ledger)
-    : cluster_(cluster), target_(target), ledger_(ledger) {}
-
-std::string NetnsNemesis::NetdelayPath() const {
-  return FindNetdelay(netdelay_binary_);
-}
+    : cluster_(cluster), target_(target), ledger_(ledger), netdelay_(ledger) {}
 
 NetnsNemesis::~NetnsNemesis() = default;
 
@@ -296,14 +257,14 @@ Result<Value> NetnsNemesis::StartKillVoter(const harness::FaultStep& step) {
   const auto& nodes = cluster_.nodes();
   if (nodes.size() < 3) return Fail("nemesis: kill-voter needs 3 nodes");
   for (const auto& node : nodes)
-    if (node.netns.empty())
-      return Fail("nemesis: node " + node.name + " has no network namespace");
+    if (!CanRunFaults(node))
+      return Fail("nemesis: node " + node.name +
+                  " has no network namespace or remote host");
   if (step.delay_ms < kMinDelayMs || step.delay_ms > kMaxDelayMs)
     return Fail("nemesis: delay_ms " + std::to_string(step.delay_ms) +
                 " is outside " + std::to_string(kMinDelayMs) + ".." +
                 std::to_string(kMaxDelayMs));
-  const std::string binary = FindNetdelay(netdelay_binary_);
-  if (binary.empty())
+  if (NetdelayPath().empty())
     return Fail(
         "nemesis: kill-voter needs faultline-netdelay (built next to "
         "faultline; needs libnetfilter-queue-dev)");
@@ -332,7 +293,7 @@ Result<Value> NetnsNemesis::StartKillVoter(const harness::FaultStep& step) {
   active_.emplace();
   active_->kind = "delay";
   for (int who : rest) {
-    Status s = StartDelayOn(who, step, binary);
+    Status s = StartDelayOn(who, step);
     if (!s.ok())
       return undo("delay " + nodes[static_cast<std::size_t>(who)].name + ": " +
                   s.error());
@@ -402,21 +363,19 @@ Result<Value> NetnsNemesis::StartDelay(const harness::FaultStep& step) {
                 " is outside " + std::to_string(kMinDelayMs) + ".." +
                 std::to_string(kMaxDelayMs));
   for (const auto& node : nodes)
-    if (node.netns.empty())
-      return Fail("nemesis: node " + node.name + " has no network namespace");
-  const std::string binary = FindNetdelay(netdelay_binary_);
-  if (binary.empty())
+    if (!CanRunFaults(node))
+      return Fail("nemesis: node " + node.name +
+                  " has no network namespace or remote host");
+  if (NetdelayPath().empty())
     return Fail(
         "nemesis: faultline-netdelay not found (it is built next to "
         "faultline; needs libnetfilter-queue-dev)");
-  if (harness::FindSystemTool("iptables-restore").empty())
-    return Fail("nemesis: iptables-restore not found");
   bool leader_known = true;
   auto chosen = SelectNodes(step.selector, step.seed, &leader_known);
   if (!chosen.ok()) return Fail(chosen.error());
   active_ = Active{"delay", {}, {}, {}, {}};
   for (int who : *chosen) {
-    Status s = StartDelayOn(who, step, binary);
+    Status s = StartDelayOn(who, step);
     if (!s.ok()) {
       (void)StopLocked();
       return Fail("nemesis: delay " +
@@ -432,50 +391,26 @@ Result<Value> NetnsNemesis::StartDelay(const harness::FaultStep& step) {
   return Value::MakeObject(std::move(out));
 }
 
-// Spawns the daemon in node `who`'s namespace, waits until it has bound the
-// queue, then queues to it everything from the other nodes. Adds to
-// active_ as it goes, so StopLocked undoes a half-done start.
-Status NetnsNemesis::StartDelayOn(int who, const harness::FaultStep& step,
-                                  const std::string& binary) {
+// Starts the daemon on node `who` (in its namespace, or on its host or
+// container), waits until it has bound the queue, then queues to it
+// everything from the other nodes. Adds to active_ as it goes, so
+// StopLocked undoes a half-done start.
+Status NetnsNemesis::StartDelayOn(int who, const harness::FaultStep& step) {
   const auto& nodes = cluster_.nodes();
   const harness::Node& node = nodes[static_cast<std::size_t>(who)];
-  harness::SpawnOptions so;
-  so.netns = node.netns;
-  so.log_path = (std::filesystem::path(ledger_.path()).parent_path() /
-                 ("netdelay-" + node.name + ".log"))
-                    .string();
-  auto pid = harness::Spawn(
-      {binary, "--queue", std::to_string(kDelayQueue), "--delay-ms",
+  NetdelayNodes::Daemon daemon;
+  Status started = netdelay_.Start(
+      node,
+      {"--queue", std::to_string(kDelayQueue), "--delay-ms",
        std::to_string(step.delay_ms), "--seed", std::to_string(step.seed)},
-      so);
-  if (!pid.ok()) return Fail("starting faultline-netdelay: " + pid.error());
-  harness::LedgerEntry proc;
-  proc.kind = "process";
-  proc.node = node.name;
-  proc.netns = node.netns;
-  proc.pid = *pid;
-  proc.start_time = harness::ProcessStartTime(*pid).value_or(0);
-  long proc_seq = ledger_.Record(proc);
-  active_->nodes.push_back(who);
-  active_->seqs.push_back(-1);
-  active_->pids.push_back(*pid);
-  active_->proc_seqs.push_back(proc_seq);
-  if (proc_seq < 0)
-    return Fail("cannot write the fault ledger " + ledger_.path());
-
-  // Bound when the daemon's namespace lists the queue.
-  const std::string proc_queues =
-      "/proc/" + std::to_string(*pid) + "/net/netfilter/nfnetlink_queue";
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  for (;;) {
-    if (!harness::ProcessAlive(*pid))
-      return Fail("faultline-netdelay exited: " + LastLine(so.log_path));
-    if (QueueBound(ReadFile(proc_queues), kDelayQueue)) break;
-    if (std::chrono::steady_clock::now() > deadline)
-      return Fail("faultline-netdelay did not bind NFQUEUE " +
-                  std::to_string(kDelayQueue) + " within 5 s");
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      kDelayQueue, &daemon);
+  if (daemon.pid > 0) {
+    active_->nodes.push_back(who);
+    active_->seqs.push_back(-1);
+    active_->pids.push_back(daemon.pid);
+    active_->proc_seqs.push_back(daemon.proc_seq);
   }
+  if (!started.ok()) return started;
 
   std::vector<std::string> sources;
   for (const auto& peer : nodes)
@@ -483,20 +418,17 @@ Status NetnsNemesis::StartDelayOn(int who, const harness::FaultStep& step,
       sources.push_back(peer.ip);
   harness::LedgerEntry rules;
   rules.kind = "iptables";
-  rules.netns = node.netns;
+  LocateEntry(node, &rules);
   rules.node = node.name;
   long seq = ledger_.Record(rules);
   if (seq < 0) return Fail("cannot write the fault ledger " + ledger_.path());
   active_->seqs.back() = seq;
   if (node.remote == nullptr)
     return Fail("node " + node.name + " has no remote");
-  harness::CommandOptions o;
-  o.stdin_data = DelayRules(sources, kDelayQueue);
-  o.timeout = std::chrono::milliseconds(15000);
-  auto r = node.remote->Run(
-      {harness::FindSystemTool("iptables-restore"), "-w", "--noflush"}, o);
+  auto r = RunOnNode(node, "iptables-restore", {"-w", "--noflush"},
+                     DelayRules(sources, kDelayQueue));
   if (!r.ok())
-    return Fail("iptables-restore in " + node.netns + ": " +
+    return Fail("iptables-restore on " + NodeWhere(node) + ": " +
                 harness::DescribeResult(r));
   return harness::Ok();
 }
@@ -514,12 +446,10 @@ Status NetnsNemesis::StopDelayOn(std::size_t k) {
     a.seqs[k] = -1;
   }
   if (a.pids[k] > 0) {
-    if (!harness::TerminateProcess(a.pids[k], SIGTERM,
-                                   std::chrono::milliseconds(3000)))
-      return Fail("faultline-netdelay pid " + std::to_string(a.pids[k]) +
-                  " in " + node.netns + " did not exit");
-    if (a.proc_seqs[k] >= 0) ledger_.MarkHealed(a.proc_seqs[k]);
+    NetdelayNodes::Daemon d{a.pids[k], a.proc_seqs[k]};
+    if (Status s = netdelay_.Stop(node, d); !s.ok()) return s;
     a.pids[k] = 0;
+    a.proc_seqs[k] = -1;
   }
   return harness::Ok();
 }

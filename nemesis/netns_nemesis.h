@@ -1,8 +1,9 @@
 // NetnsNemesis: partitions (iptables INPUT rules inside the nodes'
 // namespaces), pause (Target::Pause/Resume), kill (Target::Kill/Start) and
 // delay (an NFQUEUE rule per other node plus a faultline-netdelay daemon in
-// each chosen node's namespace) for a cluster from the netns provider. See
-// docs/faults.md.
+// each chosen node's namespace, nemesis/netdelay_node.h) for a cluster from
+// any provider: netns nodes are acted on from the controller, ssh and docker
+// nodes through their Remote. See docs/faults.md.
 //
 // Several faults may be active at once (a `together` entry of the schedule):
 // each Start stacks a fault on the active ones, each Stop heals the newest
@@ -39,6 +40,7 @@
 #include "harness/ledger.h"
 #include "harness/nemesis.h"
 #include "harness/target.h"
+#include "nemesis/netdelay_node.h"
 
 namespace faultline::nemesis {
 
@@ -86,9 +88,19 @@ class NetnsNemesis : public harness::Nemesis {
   // The node that reports role "leader" with the highest term, if any.
   std::optional<int> FindLeader();
 
-  // Path of the faultline-netdelay executable for "delay". Default (""):
-  // next to the running executable, then PATH. Call before Start.
-  void SetNetdelayBinary(std::string path) { netdelay_binary_ = path; }
+  // Path of the faultline-netdelay executable for "delay", "kill-voter"
+  // and "figure8". Default (""): next to the running executable, then PATH.
+  // Call before Start.
+  void SetNetdelayBinary(std::string path) { netdelay_.SetBinary(path); }
+  // The run's directory on nodes reached through a Remote of their own
+  // (ssh, docker), where the daemon is copied (nemesis/netdelay_node.h).
+  // Call before Start.
+  void SetNodeDir(std::string dir) { netdelay_.SetNodeDir(dir); }
+  // Copies faultline-netdelay to the remote nodes now and checks that it
+  // runs there (else the first delay does). Call before Start.
+  harness::Status PrepareNetdelay() {
+    return netdelay_.Prepare(cluster_.nodes());
+  }
 
   // The clocks "clock" skews (the target's, see harness/clock.h); without
   // one, "clock" fails. Call before Start.
@@ -121,9 +133,8 @@ class NetnsNemesis : public harness::Nemesis {
   // a 3-node cluster, steered by what the nodes report (figure8.h).
   harness::Result<checkers::Value> StartFigure8(const harness::FaultStep& s);
   // The faultline-netdelay executable ("" if not found).
-  std::string NetdelayPath() const;
-  harness::Status StartDelayOn(int who, const harness::FaultStep& s,
-                               const std::string& binary);
+  std::string NetdelayPath() const { return netdelay_.BinaryPath(); }
+  harness::Status StartDelayOn(int who, const harness::FaultStep& s);
   harness::Status StopDelayOn(std::size_t k);
   // "loss" (nemesis/loss.cpp) and "clock" (nemesis/clock.cpp).
   harness::Result<checkers::Value> StartLoss(const harness::FaultStep& s);
@@ -151,7 +162,7 @@ class NetnsNemesis : public harness::Nemesis {
   std::mutex mu_;
   std::optional<Active> active_;  // the newest active fault
   std::vector<Active> held_;      // older active faults, oldest first
-  std::string netdelay_binary_;
+  NetdelayNodes netdelay_;
   harness::ClockControl* clock_ = nullptr;
   double loss_probability_ = 0;      // loss: the active rules' probability
   checkers::Value::Object details_;  // loss/clock: per healed node, for Stop

@@ -128,6 +128,16 @@ harness::Result<std::unique_ptr<harness::Nemesis>> MakeNemesis(
         std::move(clock.value()),
         static_cast<long long>(LongestFaultS(spec.nemesis) * 1000) + 2000);
   }
+  nemesis->SetNodeDir(node_dir);
+  const bool netdelay =
+      std::any_of(faults.begin(), faults.end(), [](const std::string& f) {
+        return f == "delay" || f == "kill-voter" || f == "figure8";
+      });
+  if (netdelay &&
+      (spec.cluster.provider == "ssh" || spec.cluster.provider == "docker")) {
+    if (auto s = nemesis->PrepareNetdelay(); !s.ok())
+      return harness::Fail(s.error());
+  }
   return std::unique_ptr<harness::Nemesis>(std::move(nemesis));
 }
 
@@ -183,7 +193,8 @@ std::string InstallHint(const harness::TestSpec& spec) {
            "target.binary and target.sentinel_binary)";
   }
   if (spec.target.name == "zookeeper") {
-    return "apt-get install zookeeper libzookeeper-mt-dev openjdk-17-jre-headless "
+    return "apt-get install zookeeper libzookeeper-mt-dev "
+           "openjdk-17-jre-headless "
            "(or set target.java)";
   }
   if (spec.target.name == "raftkv") {

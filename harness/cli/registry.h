@@ -22,9 +22,11 @@ harness::Result<std::unique_ptr<harness::Target>> MakeTarget(
 harness::Result<std::unique_ptr<harness::Workload>> MakeWorkload(
     const harness::TestSpec& spec);
 
-// The nemesis for the run. With nemesis.clock_mode system, `node_dir` is
-// the run's directory on the (ssh) nodes: faultline-clock is copied there
-// (nemesis/sysclock.h), which may fail.
+// The nemesis for the run. `node_dir` is the run's directory on ssh and
+// docker nodes: with nemesis.clock_mode system faultline-clock is copied
+// there (nemesis/sysclock.h); with a fault that needs faultline-netdelay
+// (delay, kill-voter, figure8) on ssh or docker nodes the daemon is copied
+// there and checked to run on every node. Either may fail the setup.
 harness::Result<std::unique_ptr<harness::Nemesis>> MakeNemesis(
     const harness::TestSpec& spec, harness::Cluster& cluster,
     harness::Target& target, harness::Ledger& ledger,
