@@ -467,17 +467,6 @@ bool CheckSshCluster(const TestSpec& s, const Provenance& prov,
               "[{name: n1, address: 10.0.0.2}, ...]`");
     return true;
   }
-  for (const char* fault : {"delay", "kill-voter", "figure8"}) {
-    if (!Has(s.nemesis.faults, fault) || prov.AnyBad({"nemesis.faults"}))
-      continue;
-    diag->Add(prov.Blame({"nemesis.faults", "cluster.provider"}),
-              std::string("the ") + fault +
-                  " fault is not available on ssh nodes: it needs the "
-                  "faultline-netdelay daemon, which runs on the controller "
-                  "inside the nodes' namespaces (docs/faults.md)",
-              std::string("remove `") + fault +
-                  "` from nemesis.faults, or use provider netns");
-  }
   const Origin nodes_at = prov.Of("cluster.nodes");
   if (nodes_at.from_flag() && c.nodes != static_cast<int>(c.hosts.size())) {
     diag->Add(nodes_at,
@@ -535,18 +524,6 @@ void CheckDockerCluster(const TestSpec& s, const Provenance& prov,
                     key + "`");
     }
     return;
-  }
-  for (const char* fault : {"delay", "kill-voter", "figure8"}) {
-    if (!Has(s.nemesis.faults, fault) || prov.AnyBad({"nemesis.faults"})) {
-      continue;
-    }
-    diag->Add(prov.Blame({"nemesis.faults", "cluster.provider"}),
-              std::string("the ") + fault +
-                  " fault is not available on docker nodes: it needs the "
-                  "faultline-netdelay daemon, which runs on the controller "
-                  "inside the nodes' namespaces (docs/faults.md)",
-              std::string("remove `") + fault +
-                  "` from nemesis.faults, or use provider netns");
   }
   if (c.containers.empty() ||
       prov.AnyBad({"cluster.nodes", "cluster.containers"})) {

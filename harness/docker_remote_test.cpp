@@ -268,10 +268,7 @@ TEST_CASE("docker cluster: config keys, errors and --cluster", "[docker]") {
   LoadResult delay = load(
       "name: x\ncluster: {provider: docker, nodes: 3}\n"
       "nemesis: {faults: [pause, delay]}\n");
-  REQUIRE(delay.errors.size() == 1);
-  CHECK(delay.errors[0].line == 3);
-  CHECK(delay.errors[0].message.find(
-            "delay fault is not available on docker") != std::string::npos);
+  CHECK(delay.ok());  // the daemon is copied into the containers
 
   Overrides o;
   o.cluster = "docker";
