@@ -74,7 +74,7 @@ case "$mode" in
     }
     for tool in sh cat mkdir rm rmdir dirname basename kill setsid timeout \
                 sleep ls env true false mv cp ln chmod echo ps head tail \
-                grep sed iptables iptables-save iptables-restore ip; do
+                grep sed date iptables iptables-save iptables-restore ip; do
       path="$(PATH=/usr/sbin:/usr/bin:/sbin:/bin type -P "$tool" || true)"
       if [ -z "$path" ]; then
         echo "build-base-image: $tool is missing on this machine" >&2

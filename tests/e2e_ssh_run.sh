@@ -6,14 +6,19 @@
 #  a. a raftkv register run as root over SSH with partition, pause, kill,
 #     loss and clock faults: exit 0, results.json valid, every fault kind
 #     applied and healed, the nodes' iptables empty and work dirs gone;
-#  b. the same as a non-root user with passwordless sudo (user, sudoers.d
-#     file created here and removed at the end);
-#  c. SIGKILL of the controller during a partition, and during a pause:
-#     `faultline heal RUN` (replaying the ledger over SSH) leaves no
-#     iptables rule on any node, no stopped process, no raftkv process and
-#     no node work dir.
-# Needs root, openssh-server, sudo, libfaketime, python3 and raftkv next to
-# faultline. About 70 s.
+#  b. the same with a delay fault too, as a non-root user with passwordless
+#     sudo (user, sudoers.d file created here and removed at the end): the
+#     faultline-netdelay copied to the nodes held packets (its log, fetched
+#     from the node, counts them) and was stopped at the heal;
+#  c. SIGKILL of the controller during a partition together with a delay,
+#     and during a pause: `faultline heal RUN` (replaying the ledger over
+#     SSH) leaves no iptables rule on any node, no stopped process, no
+#     raftkv or faultline-netdelay process and no node work dir;
+#  d. etcd (the host's, which the nodes see) over SSH, 8 s with a partition
+#     and a kill: valid, its log fetched, nothing left on the nodes.
+# Needs root, openssh-server, sudo, libfaketime, python3, and raftkv and
+# faultline-netdelay next to faultline; d needs etcd (skipped without it).
+# About 90 s.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_ssh.sh"
 require_root
@@ -24,6 +29,7 @@ LIB=/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1
 [ -r "$LIB" ] || fail "this test needs libfaketime ($LIB; apt-get install libfaketime)"
 bindir="$(dirname "$FAULTLINE_BIN")"
 [ -x "$bindir/raftkv" ] || fail "this test needs the raftkv server next to faultline; build it (scripts/build.sh)"
+[ -x "$bindir/faultline-netdelay" ] || fail "this test needs faultline-netdelay next to faultline (libnetfilter-queue-dev; scripts/build.sh)"
 
 TUSER=flsshe2e
 SUDOERS=/etc/sudoers.d/faultline-e2e-ssh
@@ -85,12 +91,24 @@ nemesis:
   partitions: [halves, one]
   targets: [one]
   loss_probability: 0.5
+  delay_ms: 200
   clock_offset_ms: 30000
 YAML
 }
 
+# node_procs I COMM: how many processes named COMM (15 characters at most)
+# run in node I's namespace.
+node_procs() {
+  local p n=0
+  for p in $(ip netns pids "${SSH_NS[$1]}"); do
+    grep -qx "$2" "/proc/$p/comm" 2>/dev/null && n=$((n + 1))
+  done
+  echo "$n"
+}
+
 # assert_nodes_clean RUN: no iptables rule in any node, no stopped or
-# running raftkv, no run directory in any node's private work_dir.
+# running raftkv or faultline-netdelay, no run directory in any node's
+# private work_dir.
 assert_nodes_clean() {
   local run="$1" i rules left stopped
   for i in 0 1 2; do
@@ -105,6 +123,7 @@ assert_nodes_clean() {
         fail "raftkv pid $p ($(awk '{print $3}' "/proc/$p/stat")) left on ${SSH_NS[$i]}"
       fi
     done
+    [ "$(node_procs "$i" faultline-netde)" -eq 0 ] || fail "faultline-netdelay left on ${SSH_NS[$i]}"
   done
   stopped=$(for i in 0 1 2; do for p in $(ip netns pids "${SSH_NS[$i]}"); do
     awk '{print $3}' "/proc/$p/stat" 2>/dev/null; done; done | grep -c '^T' || true)
@@ -112,8 +131,9 @@ assert_nodes_clean() {
 }
 
 # run_valid NAME SEED: runs NAME.yaml to the end; exit 0 and a valid
-# verdict. Seeds 121 and 130 schedule all five fault kinds in the first five
-# steps (nemesis/schedule.h is deterministic per seed).
+# verdict. Seed 121 schedules run a's five fault kinds in the first five
+# steps, seed 65 run b's six in the first six (nemesis/schedule.h is
+# deterministic per seed).
 run_valid() {
   local t0 rc run
   t0=$(date +%s%N)
@@ -165,48 +185,90 @@ made_user=1
 usermod -p '*' "$TUSER"  # no password, but not locked (sshd with UsePAM no)
 echo "$TUSER ALL=(ALL) NOPASSWD: ALL" >"$SUDOERS"
 chmod 440 "$SUDOERS"
-write_config ssh-sudo "$TUSER" true "partition, pause, kill, loss, clock" 2 18
-run_valid ssh-sudo 130
+write_config ssh-sudo "$TUSER" true "partition, pause, kill, loss, clock, delay" 1.5 19
+run_valid ssh-sudo 65
 run="$STORE/ssh-sudo/latest"
 grep -q "\"user\":\"$TUSER\"" "$run/ledger.jsonl" || fail "ledger entries do not name $TUSER"
 grep -q '"sudo":true' "$run/ledger.jsonl" || fail "ledger entries do not say sudo"
 assert_nodes_clean "$run"
 seen=$(faults_seen "$run")
-[ "$seen" = "clock kill loss partition pause" ] || fail "run b applied only: $seen"
+[ "$seen" = "clock delay kill loss partition pause" ] || fail "run b applied only: $seen"
+# The delay ran on the nodes: each delayed node's daemon (its log fetched
+# from the node when it stopped) held packets, and the heal named it.
+delayed=$(python3 -c "import json,sys
+for l in open(sys.argv[1]):
+    e=json.loads(l)
+    if e.get('type')=='info' and e.get('f') in ('start-delay','stop-delay'):
+        v=e['value']; print(e['f'], ' '.join(v.get('nodes', v.get('healed', []))))" "$run/history.jsonl")
+started=$(sed -n 's/^start-delay //p' <<<"$delayed")
+[ -n "$started" ] && [ "$(sed -n 's/^stop-delay //p' <<<"$delayed")" = "$started" ] ||
+  fail "delay events do not start and heal the same nodes: $delayed"
+for node in $started; do
+  held=$(sed -n 's/.*exiting; \([0-9]*\) packets delayed.*/\1/p' "$run/netdelay-$node.log" 2>/dev/null | tail -n 1)
+  [ "${held:-0}" -gt 0 ] || fail "faultline-netdelay on $node delayed no packet: $(cat "$run/netdelay-$node.log" 2>&1)"
+  echo "  delay on $node: $held packets held"
+done
 echo "PASS b: $TUSER with sudo, faults: $seen"
 
 # ---- c: SIGKILLed controller, then faultline heal over SSH -------------------
-kill_then_heal() {  # kill_then_heal NAME FAULT
-  local name="$1" fault="$2" run
-  write_config "$name" root false "$fault" 600 600
+kill_then_heal() {  # kill_then_heal NAME FAULT(S) LAST: LAST is the kind started last
+  local name="$1" faults="$2" last="$3" run
+  write_config "$name" root false "$faults" 600 600
   "$FAULTLINE_BIN" run "$WORK/$name.yaml" --store "$STORE" --index-dir "$INDEX" \
     >"$WORK/out.txt" 2>&1 &
   pid=$!
   run="$STORE/$name/latest"
-  await_history "$pid" "$run" "\"type\":\"info\",\"f\":\"start-$fault\"" "the $fault"
+  await_history "$pid" "$run" "\"type\":\"info\",\"f\":\"start-$last\"" "the $last"
   kill -9 "$pid"
   wait "$pid" 2>/dev/null || true
   pid=""
-  # Before the heal the fault is really there (so the test can fail).
-  local i rules=0 stopped=0
+  # Before the heal the faults are really there (so the test can fail).
+  local i rules=0 queued=0 stopped=0 daemons=0
   for i in 0 1 2; do
     rules=$((rules + $(ip netns exec "${SSH_NS[$i]}" iptables -S | grep -c -- '-j DROP' || true)))
+    queued=$((queued + $(ip netns exec "${SSH_NS[$i]}" iptables -S | grep -c -- '-j NFQUEUE' || true)))
+    daemons=$((daemons + $(node_procs "$i" faultline-netde)))
     for p in $(ip netns pids "${SSH_NS[$i]}"); do
       [ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" = T ] && stopped=$((stopped + 1))
     done
   done
-  if [ "$fault" = partition ]; then
-    [ "$rules" -ge 1 ] || fail "no DROP rule on the nodes before heal"
-  else
-    [ "$stopped" -ge 1 ] || fail "no stopped process on the nodes before heal"
-  fi
+  case "$faults" in
+    *partition*)
+      [ "$rules" -ge 1 ] || fail "no DROP rule on the nodes before heal"
+      [ "$queued" -ge 1 ] && [ "$daemons" -ge 1 ] ||
+        fail "no delay on the nodes before heal ($queued NFQUEUE rules, $daemons daemons)" ;;
+    *) [ "$stopped" -ge 1 ] || fail "no stopped process on the nodes before heal" ;;
+  esac
   [ -n "$(node_sh 0 ls -A "$NODEFS")" ] || fail "no run directory on n1 before heal"
   "$FAULTLINE_BIN" heal "$run" >"$WORK/heal.txt" 2>&1 || { cat "$WORK/heal.txt"; fail "heal exited $?"; }
   assert_nodes_clean "$run"
   "$FAULTLINE_BIN" heal "$run" >/dev/null || fail "second heal failed"
-  echo "PASS c: SIGKILL during $fault ($rules DROP rules, $stopped stopped), heal: $(grep -c . "$WORK/heal.txt") actions"
+  echo "PASS c: SIGKILL during $faults ($rules DROP + $queued NFQUEUE rules, $daemons netdelay, $stopped stopped), heal: $(grep -c . "$WORK/heal.txt") actions"
 }
-kill_then_heal ssh-kill-partition partition
-kill_then_heal ssh-kill-pause pause
+kill_then_heal ssh-kill-partition "{together: [partition, delay]}" delay
+kill_then_heal ssh-kill-pause pause pause
+
+# ---- d: etcd over SSH ----------------------------------------------------------
+# The nodes see the host's etcd (only work_dir is private to each node):
+# its data directories go to the nodes' tmpfs through SSH, and the run is
+# valid with a partition and a kill.
+if command -v etcd >/dev/null 2>&1; then
+  sed -e 's/^name: .*/name: ssh-etcd/' -e 's/^time_limit: .*/time_limit: 8/' \
+    -e 's/^target: .*/target: {name: etcd, pre_vote: true}/' \
+    -e 's/^workload: .*/workload: {name: register, keys: 4, concurrency: 4, rate: 60, op_timeout_ms: 1000}/' \
+    -e 's/^  faults: .*/  faults: [partition, kill]/' "$WORK/ssh-root.yaml" >"$WORK/ssh-etcd.yaml"
+  run_valid ssh-etcd 3
+  run="$STORE/ssh-etcd/latest"
+  seen=$(faults_seen "$run")
+  [ "$seen" = "kill partition" ] || fail "run d applied only: $seen"
+  assert_nodes_clean "$run"
+  for i in 0 1 2; do
+    [ "$(node_procs "$i" etcd)" -eq 0 ] || fail "etcd left on ${SSH_NS[$i]}"
+  done
+  [ -s "$run/nodes/n1/etcd.log" ] || fail "n1's etcd.log was not downloaded"
+  echo "PASS d: etcd over SSH, faults: $seen"
+else
+  echo "SKIP d: no etcd on this machine (Debian etcd-server)"
+fi
 
 echo "PASS: e2e_ssh_run in $(($(date +%s) - start_all)) s"
