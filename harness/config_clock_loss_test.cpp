@@ -1,5 +1,6 @@
 // Config keys of the loss and clock faults (nemesis.loss_probability,
-// clock_offset_ms, clock_rate, clock_monotonic) and their cross-field rules.
+// clock_offset_ms, clock_rate, clock_monotonic) and their cross-field rules;
+// the drift bound raftkv's leases assume (target.lease_drift_bound).
 #include <catch2/catch.hpp>
 #include <string>
 
@@ -141,4 +142,35 @@ TEST_CASE("strobe fault: keys, round trip, targets and what it refuses",
                      "nemesis:\n  faults: [strobe]\n  targets: []\n"));
   CHECK(Contains(empty.message, "nemesis.targets is empty"));
   CHECK(Contains(empty.message, "strobe"));
+}
+
+TEST_CASE("raftkv lease_drift_bound: default, range, round trip",
+          "[config][clock]") {
+  LoadResult d = Load("name: x\ntarget: {name: raftkv}\n");
+  REQUIRE(d.ok());
+  CHECK(d.spec->target.raftkv.lease_drift_bound == 0.001);
+  LoadResult r =
+      Load("name: x\ntarget:\n  name: raftkv\n  lease_drift_bound: 0.2\n");
+  INFO(r.FormatErrors());
+  REQUIRE(r.ok());
+  CHECK(r.spec->target.raftkv.lease_drift_bound == 0.2);
+  LoadResult again = LoadConfigText(DescribeSpec(*r.spec), "described", {});
+  INFO(again.FormatErrors());
+  REQUIRE(again.ok());
+  CHECK(again.spec->target == r.spec->target);
+
+  ConfigError big = OnlyError(
+      Load("name: x\ntarget:\n  name: raftkv\n  lease_drift_bound: 0.8\n"));
+  CHECK(big.line == 4);
+  CHECK(big.column == 22);
+  CHECK(Contains(big.message, "lease_drift_bound"));
+  CHECK(Contains(big.hint, "1/1.2"));
+  ConfigError flag =
+      OnlyError(Load("name: x\ntarget:\n  name: raftkv\n"
+                     "  extra_args: [--lease-drift-bound, '0.1']\n"));
+  CHECK(Contains(flag.hint, "lease_drift_bound"));
+  ConfigError foreign = OnlyError(
+      Load("name: x\ntarget:\n  name: etcd\n  lease_drift_bound: 0.1\n"));
+  CHECK(foreign.line == 4);
+  CHECK(Contains(foreign.message, "raftkv"));
 }

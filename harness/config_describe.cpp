@@ -376,6 +376,8 @@ std::string DescribeSpec(const TestSpec& s) {
     o += "  election_timeout_ms: " + std::to_string(r.election_timeout_ms) +
          "\n";
     o += "  follower_lease_ms: " + std::to_string(r.follower_lease_ms) + "\n";
+    o += "  lease_drift_bound: " +
+         config_internal::FormatNumber(r.lease_drift_bound) + "\n";
     o += std::string("  pre_vote: ") + (r.pre_vote ? "true" : "false") + "\n";
     o += std::string("  check_quorum: ") + (r.check_quorum ? "true" : "false") +
          "\n";

@@ -58,6 +58,7 @@ const std::vector<std::pair<std::string, std::string>>& AllKeys() {
       {"target", "extra_args"},
       {"target", "read_mode"},
       {"target", "follower_lease_ms"},
+      {"target", "lease_drift_bound"},
       {"target", "check_quorum"},
       {"target", "snapshot_entries"},
       {"target", "unsafe"},
@@ -536,6 +537,13 @@ std::vector<FieldDef> Parser::RaftkvFields() {
                 "raftkv's default is 300; it must stay below "
                 "election_timeout_ms");
        }},
+      {"lease_drift_bound",
+       [&](const Item& x) {
+         Number(x, Range{0, 0.5, false, ""}, &r.lease_drift_bound,
+                "the clock-rate error raftkv's leases assume: 0.2 means "
+                "every clock runs within [1/1.2, 1.2] of real time; "
+                "raftkv's default is 0.001");
+       }},
       {"pre_vote", [&](const Item& x) { Bool(x, &r.pre_vote); }},
       {"check_quorum", [&](const Item& x) { Bool(x, &r.check_quorum); }},
       {"snapshot_entries",
@@ -559,17 +567,24 @@ std::vector<FieldDef> Parser::RaftkvFields() {
       {"extra_args",
        [&](const Item& x) {
          if (!TextList(x, &r.extra_args)) return;
-         static const std::set<std::string> kReserved = {
-             "--id",          "--peers",
-             "--listen",      "--data-dir",
-             "--read-mode",   "--heartbeat-ms",
-             "--election-ms", "--follower-lease-ms",
-             "--no-pre-vote", "--no-check-quorum",
-             "--unsafe",      "--snapshot-entries"};
+         static const std::set<std::string> kReserved = {"--id",
+                                                         "--peers",
+                                                         "--listen",
+                                                         "--data-dir",
+                                                         "--read-mode",
+                                                         "--heartbeat-ms",
+                                                         "--election-ms",
+                                                         "--follower-lease-ms",
+                                                         "--lease-drift-bound",
+                                                         "--no-pre-vote",
+                                                         "--no-check-quorum",
+                                                         "--unsafe",
+                                                         "--snapshot-entries"};
          ReservedFlags(x, r.extra_args, kReserved,
                        "use the target keys (read_mode, heartbeat_ms, "
-                       "election_timeout_ms, follower_lease_ms, pre_vote, "
-                       "check_quorum, snapshot_entries, unsafe) instead");
+                       "election_timeout_ms, follower_lease_ms, "
+                       "lease_drift_bound, pre_vote, check_quorum, "
+                       "snapshot_entries, unsafe) instead");
        }},
   };
 }

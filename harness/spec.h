@@ -91,10 +91,13 @@ struct RaftkvSpec {
                                         // >= 3 * heartbeat_ms
   int follower_lease_ms = 300;          // [follower_lease_ms] 1..60000,
                                         // < election_timeout_ms
-  bool pre_vote = true;                 // [pre_vote]
-  bool check_quorum = true;             // [check_quorum]; lease and
-                                        // follower-lease need it
-  int snapshot_entries = 10000;         // [snapshot_entries] 10..100000000
+  // [lease_drift_bound] raftkv --lease-drift-bound, 0..0.5: the clock-rate
+  // error its leases assume (every clock within [1/(1+e), 1+e] of real time).
+  double lease_drift_bound = 0.001;
+  bool pre_vote = true;          // [pre_vote]
+  bool check_quorum = true;      // [check_quorum]; lease and
+                                 // follower-lease need it
+  int snapshot_entries = 10000;  // [snapshot_entries] 10..100000000
   // [unsafe] One safety mechanism turned off, for checking the checkers:
   // none | vote-not-persisted | leader-read-no-quorum |
   // follower-lease-no-margin | commit-old-terms | lock-token-per-term.

@@ -1,6 +1,7 @@
 #include "targets/raftkv/raftkv_target.h"
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <system_error>
 #include <thread>
@@ -30,6 +31,13 @@ constexpr auto kStatusTimeout = std::chrono::milliseconds(500);
 // the grace only covers an fsync in progress.
 constexpr auto kTermGrace = std::chrono::milliseconds(2000);
 constexpr auto kPollInterval = std::chrono::milliseconds(50);
+
+// The shortest text that reads back as `v` ("0.001", "0.2").
+std::string ShortestNumber(double v) {
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return ec == std::errc() ? std::string(buf, end) : "0";
+}
 
 std::string AbsolutePath(const std::string& path) {
   if (path.empty() || path.front() == '/') return path;
@@ -113,6 +121,7 @@ std::vector<std::string> RaftkvTarget::CommandLine(const Node& node) const {
       "--heartbeat-ms", std::to_string(spec_.heartbeat_ms),
       "--election-ms", std::to_string(spec_.election_timeout_ms),
       "--follower-lease-ms", std::to_string(spec_.follower_lease_ms),
+      "--lease-drift-bound", ShortestNumber(spec_.lease_drift_bound),
       "--snapshot-entries", std::to_string(spec_.snapshot_entries),
       "--unsafe", spec_.unsafe};
   // clang-format on

@@ -265,5 +265,67 @@ TEST_CASE("safe lease is only as good as the drift bound", "[lease]") {
   CHECK(broken > 0);
 }
 
+// The configs/known/raftkv-follower-lease-no-margin-drift pair, by the
+// numbers: the leader's clock is real, the holder's runs at `holder_rate`
+// from before its request on, the request and the grant take `delay` each
+// way, and then the holder falls silent (a partition). Returns how far (ms,
+// real time) the holder's lease outlives the leader's table entry; > 0
+// means the leader commits without the holder while it still serves reads.
+double OverhangMs(const Config& c, double holder_rate, Nanos delay) {
+  const Nanos leader_offset = 7'000'000'000;  // arbitrary clock origins
+  const Nanos holder_offset = 1'234'567;
+  const double send_real = 1e9;
+  const double recv_real = send_real + static_cast<double>(delay);
+  const double grant_real = recv_real + static_cast<double>(delay);
+  auto holder_local = [&](double t) {
+    return static_cast<Nanos>(std::llround(t * holder_rate)) + holder_offset;
+  };
+  LeaderLeases t(c);
+  HolderLease h(c);
+  h.OnSend(1, holder_local(send_real));
+  const Nanos r = static_cast<Nanos>(recv_real) + leader_offset;
+  LeaseGrant g = t.OnRequest(2, 1, r, 1, r + 1'000'000'000);
+  REQUIRE(g.granted);
+  REQUIRE(g.duration == c.follower_lease);
+  REQUIRE(h.OnGrant(1, g.duration, g.floor, holder_local(grant_real)));
+  const double holder_end_real =
+      static_cast<double>(h.Until() - holder_offset) / holder_rate;
+  const double leader_end_real =
+      static_cast<double>(r + t.LongestOutstanding(r) - leader_offset);
+  return (holder_end_real - leader_end_real) / 1e6;
+}
+
+TEST_CASE("lease_drift_bound: a slow holder inside the bound stays safe",
+          "[lease]") {
+  Config c = ThreeNodes();
+  c.drift_epsilon = 0.2;  // assume every clock within [1/1.2, 1.2]
+  // Holder at x0.85 (inside 1/1.2 = 0.833), no delay: the safe lease ends
+  // (300/1.2 - 5)/0.85 = 288.2 ms after the request, the leader's entry at
+  // 300*1.2 + 5 = 365 ms: 76.8 ms to spare.
+  CHECK(OverhangMs(c, 0.85, 0) == Approx(288.235 - 365).margin(0.01));
+  // At the bound itself, with a 20 ms delay each way, still safe.
+  CHECK(OverhangMs(c, 1 / 1.2, 20'000'000) < 0);
+  // The unsafe switch counts D = 300 ms from receipt on the slow clock,
+  // 352.9 ms real, against the leader's 300: 52.9 ms during which the
+  // leader commits without the holder and the holder serves reads.
+  c.unsafe = Unsafe::kFollowerLeaseNoMargin;
+  CHECK(OverhangMs(c, 0.85, 0) == Approx(300 / 0.85 - 300).margin(0.01));
+  // A delayed grant adds its delay to the overhang.
+  CHECK(OverhangMs(c, 0.85, 20'000'000) ==
+        Approx(20 + 300 / 0.85 - 300).margin(0.01));
+}
+
+TEST_CASE("lease_drift_bound: the default bound does not cover x0.85",
+          "[lease]") {
+  // With the default e = 0.001 the same x0.85 holder outlives the leader's
+  // entry even with the margin: (299.7 - 5)/0.85 = 346.7 ms against
+  // 300.3 + 5 = 305.3 ms. The bound is an assumption, not a guarantee.
+  Config c = ThreeNodes();
+  CHECK(OverhangMs(c, 0.85, 0) > 40);
+  // It covers a holder down to about x0.965 (294.7 / 305.3).
+  CHECK(OverhangMs(c, 0.97, 0) < 0);
+  CHECK(OverhangMs(c, 0.96, 0) > 0);
+}
+
 }  // namespace
 }  // namespace faultline::raftkv::raft

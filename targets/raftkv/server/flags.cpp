@@ -36,6 +36,12 @@ struct FlagDef {
 
 std::string Got(const std::string& v) { return ", got '" + v + "'"; }
 
+std::string FormatNumber(double x) {
+  std::ostringstream out;
+  out << x;
+  return out.str();
+}
+
 bool ParseInt(const std::string& s, long long lo, long long hi,
               long long* out) {
   if (s.empty()) return false;
@@ -54,6 +60,20 @@ Setter IntFlag(int Options::*field, long long lo, long long hi) {
       return "expected an integer in [" + std::to_string(lo) + ", " +
              std::to_string(hi) + "]" + Got(v);
     r->o.*field = static_cast<int>(x);
+    return "";
+  };
+}
+
+// A decimal number in [lo, hi] ("0.2", "1e-3").
+Setter DoubleFlag(double Options::*field, double lo, double hi) {
+  return [=](Raw* r, const std::string& v) -> std::string {
+    errno = 0;
+    char* end = nullptr;
+    const double x = v.empty() ? 0 : std::strtod(v.c_str(), &end);
+    if (v.empty() || errno != 0 || *end != '\0' || !(x >= lo && x <= hi))
+      return "expected a number in [" + FormatNumber(lo) + ", " +
+             FormatNumber(hi) + "]" + Got(v);
+    r->o.*field = x;
     return "";
   };
 }
@@ -111,6 +131,8 @@ const std::vector<FlagDef>& Flags() {
       {"election-ms", false, IntFlag(&Options::election_ms, 2, 600000)},
       {"follower-lease-ms", false,
        IntFlag(&Options::follower_lease_ms, 1, 600000)},
+      {"lease-drift-bound", false,
+       DoubleFlag(&Options::lease_drift_bound, 0, 0.5)},
       {"no-pre-vote", true, NegatedBool(&Options::pre_vote)},
       {"no-check-quorum", true, NegatedBool(&Options::check_quorum)},
       {"snapshot-entries", false,
@@ -374,6 +396,9 @@ std::string Usage() {
   --heartbeat-ms N        leader heartbeat interval (default 50)
   --election-ms N         election timeout, randomized in [N, 2N) (default 500)
   --follower-lease-ms N   read lease granted to followers (default 300)
+  --lease-drift-bound E   clock-rate error the leases assume: every clock
+                          runs within [1/(1+E), 1+E] of real time, 0..0.5
+                          (default 0.001)
   --no-pre-vote           disable PreVote
   --no-check-quorum       disable CheckQuorum
   --snapshot-entries N    snapshot every N applied entries (default 10000)

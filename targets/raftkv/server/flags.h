@@ -45,6 +45,10 @@ struct Options {
   int heartbeat_ms = 50;
   int election_ms = 500;
   int follower_lease_ms = 300;
+  // The clock-rate error every lease assumes (raft::Config::drift_epsilon,
+  // lease.h "Clock model"; also the lock TTL margin): each node's clock
+  // runs at a rate within [1/(1+e), 1+e] of real time. 0..0.5.
+  double lease_drift_bound = 0.001;
   bool pre_vote = true;
   bool check_quorum = true;
   std::uint64_t snapshot_entries = 10000;

@@ -55,6 +55,7 @@ TEST_CASE("flags: defaults and required flags") {
   CHECK(o.heartbeat_ms == 50);
   CHECK(o.election_ms == 500);
   CHECK(o.follower_lease_ms == 300);
+  CHECK(o.lease_drift_bound == 0.001);
   CHECK(o.pre_vote);
   CHECK(o.check_quorum);
   CHECK(o.snapshot_entries == 10000);
@@ -81,6 +82,8 @@ TEST_CASE("flags: every flag, both spellings") {
       "--election-ms",
       "300",
       "--follower-lease-ms=100",
+      "--lease-drift-bound",
+      "0.2",
       "--no-pre-vote",
       "--no-check-quorum",
       "--snapshot-entries",
@@ -101,6 +104,7 @@ TEST_CASE("flags: every flag, both spellings") {
   CHECK(o.heartbeat_ms == 20);
   CHECK(o.election_ms == 300);
   CHECK(o.follower_lease_ms == 100);
+  CHECK(o.lease_drift_bound == 0.2);
   CHECK_FALSE(o.pre_vote);
   CHECK_FALSE(o.check_quorum);
   CHECK(o.snapshot_entries == 77);
@@ -138,6 +142,14 @@ TEST_CASE("flags: bad values name the flag and what was expected") {
             "--listen: expected HOST:PORT, got 'h:70000'"},
            {{"--log-level", "loud"},
             "--log-level: expected debug, info or warn, got 'loud'"},
+           {{"--lease-drift-bound", "0.6"},
+            "--lease-drift-bound: expected a number in [0, 0.5], got '0.6'"},
+           {{"--lease-drift-bound=-0.1"},
+            "--lease-drift-bound: expected a number in [0, 0.5], got '-0.1'"},
+           {{"--lease-drift-bound", "0.1x"},
+            "--lease-drift-bound: expected a number in [0, 0.5], got '0.1x'"},
+           {{"--lease-drift-bound", "nan"},
+            "--lease-drift-bound: expected a number in [0, 0.5], got 'nan'"},
            {{"--bogus", "1"}, "--bogus: unknown flag (see --help)"},
            {{"--election-ms"}, "--election-ms: expects a value"},
            {{"stray"}, "unexpected argument 'stray' (flags start with --)"},

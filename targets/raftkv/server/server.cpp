@@ -44,7 +44,7 @@ int Server::PeerPort() const {
 
 Server::Impl::Impl(Options o) : opts(std::move(o)) {
   kv::LockTimers::Options to;
-  to.drift_epsilon = 0.001;
+  to.drift_epsilon = opts.lease_drift_bound;
   to.guard = 5'000'000;
   timers = kv::LockTimers(to);
 }
@@ -71,6 +71,7 @@ std::string Server::Impl::Start() {
   cfg.check_quorum = opts.check_quorum;
   cfg.read_mode = opts.read_mode;
   cfg.follower_lease = raft::Nanos{opts.follower_lease_ms} * 1'000'000;
+  cfg.drift_epsilon = opts.lease_drift_bound;
   cfg.unsafe = opts.unsafe;
   cfg.max_append_entries = static_cast<std::size_t>(opts.max_append_entries);
   cfg.max_inflight = static_cast<std::size_t>(opts.max_inflight);
