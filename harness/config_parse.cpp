@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "harness/config_reader.h"
+#include "harness/fault_group.h"
 
 namespace faultline::harness::config_internal {
 
@@ -157,6 +158,13 @@ class Parser : public YamlReader {
   void ParseTogether(const Item& x, harness::FaultEntry* out, bool* have_list);
   bool ParseFaultMember(const Item& it, bool in_group, FaultSettings* out,
                         std::optional<double>* duration);
+  // `same` in a targets/partitions list (harness/fault_group.h): false when
+  // the list does not name it; else true, reporting misuse, with *out =
+  // {"same"} when it is used right.
+  bool SameList(const Item& x, bool in_group, std::vector<std::string>* out);
+  // `same` in a together group: not on the first fault, and only after a
+  // first fault that acts on nodes.
+  void CheckSameInGroup(const Item& x, const harness::FaultEntry& group);
   void Checker(const Item& it);
 
   TestSpec* spec_;
@@ -780,11 +788,15 @@ void Parser::Nemesis(const Item& it) {
                }},
               {"partitions",
                [&](const Item& x) {
+                 std::vector<std::string> unused;
+                 if (SameList(x, false, &unused)) return;
                  EnumList(x, Known().partition_shapes, "partition shape",
                           &n.partitions);
                }},
               {"targets",
                [&](const Item& x) {
+                 std::vector<std::string> unused;
+                 if (SameList(x, false, &unused)) return;
                  EnumList(x, Known().node_selectors, "node selector",
                           &n.targets);
                }},
@@ -948,6 +960,7 @@ void Parser::ParseTogether(const Item& x, harness::FaultEntry* out,
     if (ParseFaultMember(m, true, &f, &unused))
       out->faults.push_back(std::move(f));
   }
+  if (out->faults.size() == x.value.size()) CheckSameInGroup(x, *out);
   // Two faults of one kind, or two that stop/start the same
   // processes, would undo each other.
   for (std::size_t i = 0; i < out->faults.size(); ++i) {
@@ -981,6 +994,74 @@ void Parser::ParseTogether(const Item& x, harness::FaultEntry* out,
   }
 }
 
+bool Parser::SameList(const Item& x, bool in_group,
+                      std::vector<std::string>* out) {
+  if (!x.value.IsSequence()) return false;
+  for (std::size_t i = 0; i < x.value.size(); ++i) {
+    const YAML::Node& e = x.value[i];
+    if (!e.IsScalar() || e.Scalar() != harness::kSameNodes) continue;
+    const Item at{x.key, e, x.path + "[" + std::to_string(i) + "]", x.name};
+    if (!in_group) {
+      Error(at,
+            "`same` means the nodes the first fault of a `together` group "
+            "acted on, so it only fits a later fault of such a group",
+            "e.g. `together: [{fault: clock, targets: [follower]}, "
+            "{fault: partition, partitions: [same]}]`, or use a selector "
+            "such as `one`");
+    } else if (x.value.size() != 1) {
+      Error(at, "`same` cannot be drawn among other choices",
+            "write `" + x.name + ": [same]` alone, or leave `same` out");
+    } else {
+      *out = {harness::kSameNodes};
+    }
+    return true;
+  }
+  return false;
+}
+
+void Parser::CheckSameInGroup(const Item& x, const harness::FaultEntry& group) {
+  auto is_same = [](const FaultSettings& f) {
+    const auto& list = f.fault == "partition" ? f.partitions : f.targets;
+    return list && *list == std::vector<std::string>{harness::kSameNodes};
+  };
+  auto key_of = [&](std::size_t i) {
+    const char* key =
+        group.faults[i].fault == "partition" ? "partitions" : "targets";
+    const std::string at = x.path + "[" + std::to_string(i) + "]";
+    const YAML::Node member = x.value[i];
+    const YAML::Node list = member[key];
+    return Item{list, list, at + "." + key, key};
+  };
+  const FaultSettings& first = group.faults[0];
+  if (is_same(first)) {
+    Error(key_of(0),
+          "`same` on the first fault of a group: there is no earlier "
+          "fault whose nodes it could take",
+          "draw the nodes here (e.g. `targets: [follower]`) and write "
+          "`same` on the faults after it");
+    return;
+  }
+  for (std::size_t i = 1; i < group.faults.size(); ++i) {
+    if (!is_same(group.faults[i])) continue;
+    if (first.fault == "partition") {
+      Error(key_of(i),
+            "`same` takes the nodes the group's first fault acted on, but "
+            "the first fault is a partition, which cuts by shape and "
+            "names no single set of nodes",
+            "put a fault that draws nodes with `targets` first (e.g. "
+            "`{fault: clock, targets: [follower]}`), then `{fault: "
+            "partition, partitions: [same]}`");
+    } else if (group.faults[i].fault == "partition" && first.targets &&
+               *first.targets == std::vector<std::string>{"all"}) {
+      Error(key_of(i),
+            "`partitions: [same]` would cut off every node: the group's "
+            "first fault acts on `all`",
+            "give the first fault a selector that leaves nodes out, e.g. "
+            "`targets: [minority]`");
+    }
+  }
+}
+
 bool Parser::ParseFaultMember(const Item& it, bool in_group, FaultSettings* out,
                               std::optional<double>* duration) {
   const std::size_t before = diag_->size();
@@ -993,6 +1074,10 @@ bool Parser::ParseFaultMember(const Item& it, bool in_group, FaultSettings* out,
       {"targets",
        [&](const Item& x) {
          std::vector<std::string> v;
+         if (SameList(x, in_group, &v)) {
+           if (!v.empty()) out->targets = std::move(v);
+           return;
+         }
          if (!EnumList(x, Known().node_selectors, "node selector", &v)) return;
          if (v.empty()) {
            Error(x, "targets is empty",
@@ -1005,6 +1090,10 @@ bool Parser::ParseFaultMember(const Item& it, bool in_group, FaultSettings* out,
       {"partitions",
        [&](const Item& x) {
          std::vector<std::string> v;
+         if (SameList(x, in_group, &v)) {
+           if (!v.empty()) out->partitions = std::move(v);
+           return;
+         }
          if (!EnumList(x, Known().partition_shapes, "partition shape", &v))
            return;
          if (v.empty()) {

@@ -6,10 +6,12 @@
 #include <cstdio>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <thread>
 
 #include "checkers/leader_per_term.h"
+#include "harness/fault_group.h"
 
 namespace faultline::harness {
 namespace {
@@ -299,12 +301,29 @@ class Run {
       // Stop per started fault heals them newest first.
       std::vector<std::string> started_kinds;
       std::string current;
-      for (const FaultStep& step : plan.faults) {
-        Value arg =
-            Value::MakeObject({{"selector", Value::String(step.selector)}});
+      // The start value of the group's first fault, for `same` selectors
+      // (harness/fault_group.h); unset when it did not start.
+      std::optional<Value> first_started;
+      for (std::size_t i = 0; i < plan.faults.size(); ++i) {
+        FaultStep step = plan.faults[i];
         std::string start_f = "start-" + step.kind;
+        Result<FaultStep> bound = step;
+        if (step.selector == kSameNodes)
+          bound = BindSame(step, first_started ? &*first_started : nullptr);
+        Value::Object arg_fields = {{"selector", Value::String(step.selector)}};
+        if (bound.ok() && !bound->nodes.empty()) {
+          Value::List names;
+          for (const std::string& name : bound->nodes)
+            names.push_back(Value::String(name));
+          arg_fields.emplace_back("nodes", Value::MakeList(std::move(names)));
+        }
+        Value arg = Value::MakeObject(std::move(arg_fields));
         RecordNemesis(start_f, EventType::kInvoke, arg, "");
-        auto started = c_.nemesis->Start(step);
+        // A fault whose `same` could not be bound never reaches the
+        // nemesis; its info event carries the reason.
+        auto started = bound.ok() ? c_.nemesis->Start(*bound)
+                                  : Result<Value>(Fail(bound.error()));
+        if (i == 0 && started.ok()) first_started = started.value();
         if (!started.ok()) {
           spdlog::warn("nemesis {} {} failed: {}", start_f, step.selector,
                        started.error());

@@ -14,6 +14,7 @@
 
 #include "checkers/history_io.h"
 #include "checkers/linearizable.h"
+#include "harness/fault_group.h"
 
 namespace {
 
@@ -420,4 +421,144 @@ TEST_CASE("a combined plan starts in order and heals newest first") {
   CHECK(report.faults_healed == 2);
   REQUIRE(report.problems.size() == 1);
   CHECK(report.problems[0].find("start-loss") != std::string::npos);
+}
+
+namespace {
+
+// Acts on node n2 for any drawn selector, on step.nodes for "same"; a
+// "kill" fails to start. Keeps every step it was given.
+class SameNemesis : public Nemesis {
+ public:
+  Result<Value> Start(const FaultStep& s) override {
+    steps.push_back(s);
+    if (s.kind == "kill") return Fail("injected");
+    Value::List nodes;
+    if (s.selector == kSameNodes) {
+      for (const std::string& n : s.nodes) nodes.push_back(Value::String(n));
+    } else {
+      nodes.push_back(Value::String("n2"));
+    }
+    ++active;
+    return Value::MakeObject({{"kind", Value::String(s.kind)},
+                              {"selector", Value::String(s.selector)},
+                              {"nodes", Value::MakeList(std::move(nodes))}});
+  }
+  Result<Value> Stop() override {
+    if (active > 0) --active;
+    return Value::MakeObject({{"kind", Value::String("x")}});
+  }
+  Status HealAll() override {
+    active = 0;
+    return Ok();
+  }
+  std::vector<FaultStep> steps;
+  int active = 0;
+};
+
+// Runs one ~0.3 s interpreter whose every plan is `plan`; returns the
+// history.
+faultline::checkers::History RunPlans(Nemesis& nemesis, FaultPlan plan) {
+  auto path = std::filesystem::temp_directory_path() /
+              ("interp-same-" + std::to_string(getpid()) + ".jsonl");
+  TestSpec spec;
+  spec.time_limit_s = 0.3;
+  spec.recovery_s = 0;
+  spec.workload.concurrency = 1;
+  spec.workload.rate = 50;
+  spec.nemesis.interval_s = 0.05;
+  FakeCluster cluster;
+  FakeTarget target;
+  FakeWorkload workload;
+  auto journal = Journal::Open(path.string(), std::chrono::steady_clock::now());
+  REQUIRE(journal.ok());
+  InterpreterConfig c;
+  c.spec = &spec;
+  c.cluster = &cluster;
+  c.target = &target;
+  c.nemesis = &nemesis;
+  c.workload = &workload;
+  c.journal = journal->get();
+  c.next_fault = [plan] { return plan; };
+  RunInterpreter(c);
+  auto history = (*journal)->Snapshot();
+  journal->reset();
+  std::filesystem::remove(path);
+  return history;
+}
+
+}  // namespace
+
+TEST_CASE("NodesActedOn and BindSame read the first fault's nodes") {
+  Value started = Value::MakeObject(
+      {{"kind", Value::String("clock")},
+       {"nodes", Value::MakeList({Value::String("n2"), Value::String("n3")})}});
+  CHECK(NodesActedOn(started) == std::vector<std::string>{"n2", "n3"});
+  CHECK_FALSE(
+      NodesActedOn(Value::MakeObject({{"kind", Value::String("partition")},
+                                      {"shape", Value::String("one")}})));
+  CHECK_FALSE(NodesActedOn(
+      Value::MakeObject({{"nodes", Value::MakeList({Value::Int(1)})}})));
+  CHECK_FALSE(
+      NodesActedOn(Value::MakeObject({{"nodes", Value::MakeList({})}})));
+
+  FaultStep step{"partition", kSameNodes, 9};
+  auto bound = BindSame(step, &started);
+  REQUIRE(bound.ok());
+  CHECK(bound->nodes == std::vector<std::string>{"n2", "n3"});
+  CHECK(bound->selector == kSameNodes);
+  auto none = BindSame(step, nullptr);
+  REQUIRE_FALSE(none.ok());
+  CHECK(none.error().find("did not start") != std::string::npos);
+  Value shape = Value::MakeObject(
+      {{"kind", Value::String("partition")}, {"shape", Value::String("one")}});
+  auto nameless = BindSame(step, &shape);
+  REQUIRE_FALSE(nameless.ok());
+  CHECK(nameless.error().find("names no nodes") != std::string::npos);
+}
+
+TEST_CASE("same: later faults of a plan act on the first fault's nodes") {
+  SameNemesis nemesis;
+  auto history =
+      RunPlans(nemesis, FaultPlan{{FaultStep{"clock", "follower", 1},
+                                   FaultStep{"partition", kSameNodes, 2},
+                                   FaultStep{"pause", kSameNodes, 3}},
+                                  10.0});
+  REQUIRE(nemesis.steps.size() >= 3);
+  CHECK(nemesis.steps[0].nodes.empty());
+  CHECK(nemesis.steps[1].kind == "partition");
+  CHECK(nemesis.steps[1].nodes == std::vector<std::string>{"n2"});
+  CHECK(nemesis.steps[2].nodes == std::vector<std::string>{"n2"});
+  // The history names the bound nodes in the invocation and the start.
+  int bound_invokes = 0;
+  for (const auto& e : history) {
+    if (!e.is_nemesis() || e.f != "start-partition") continue;
+    const Value* nodes = e.value.Find("nodes");
+    REQUIRE(nodes != nullptr);
+    CHECK(nodes->ToJson() == "[\"n2\"]");
+    if (e.type == EventType::kInvoke) ++bound_invokes;
+  }
+  CHECK(bound_invokes >= 1);
+  CHECK(nemesis.active == 0);
+}
+
+TEST_CASE("same: a first fault that did not start leaves no nodes to share") {
+  SameNemesis nemesis;
+  auto history =
+      RunPlans(nemesis, FaultPlan{{FaultStep{"kill", "leader", 1},
+                                   FaultStep{"partition", kSameNodes, 2}},
+                                  10.0});
+  // Only the kill reached the nemesis; the partition is an info event
+  // with the reason, and no fault is left active.
+  REQUIRE_FALSE(nemesis.steps.empty());
+  for (const FaultStep& s : nemesis.steps) CHECK(s.kind == "kill");
+  bool partition_info = false;
+  for (const auto& e : history) {
+    if (e.is_nemesis() && e.f == "start-partition" &&
+        e.type == EventType::kInfo) {
+      partition_info = true;
+      CHECK(e.error.find("did not start") != std::string::npos);
+    }
+  }
+  CHECK(partition_info);
+  CHECK(nemesis.active == 0);
 }

@@ -21,7 +21,8 @@ struct FaultStep {
   std::string kind;        // "partition", "pause", "kill", "delay",
                            // "kill-voter", "loss", "clock",
                            // "figure8"
-  std::string selector;    // partition shape, or node selector otherwise
+  std::string selector;    // partition shape, or node selector otherwise;
+                           // "same" (harness/fault_group.h): act on `nodes`
   std::uint64_t seed = 0;  // for random choices inside the step
   int delay_ms = 500;      // "delay": how long packets to the chosen nodes
                            // from the other nodes are held
@@ -34,6 +35,9 @@ struct FaultStep {
   // strobe_delta_ms and back every strobe_period_ms while the fault lasts.
   long long clock_strobe_delta_ms = 0;
   long long clock_strobe_period_ms = 0;
+  // Selector "same": the names of the nodes the group's first fault acted
+  // on, bound by the interpreter (BindSame); empty otherwise.
+  std::vector<std::string> nodes = {};
 };
 
 // One step of the schedule: the faults applied at the same time (started in

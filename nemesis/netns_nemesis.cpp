@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <random>
 
+#include "harness/fault_group.h"
 #include "harness/process.h"
 #include "nemesis/delay.h"
 #include "nemesis/iptables_chain.h"
@@ -61,6 +62,7 @@ Result<Value> NetnsNemesis::Start(const harness::FaultStep& step) {
     held_.push_back(std::move(*active_));
     active_.reset();
   }
+  same_nodes_ = step.nodes;  // for SelectNodes("same")
   auto started = StartKind(step);
   if (!active_ && !held_.empty()) {  // the new fault did not stay active
     active_ = std::move(held_.back());
@@ -128,7 +130,16 @@ Result<Value> NetnsNemesis::StartPartition(const harness::FaultStep& step) {
       step.selector == "leader" || step.selector == "one-way-leader";
   std::optional<int> leader;
   if (by_leader) leader = FindLeader();
-  auto partition = ComputePartition(step.selector, n, step.seed, leader);
+  Result<Partition> partition = Fail("");
+  if (step.selector == harness::kSameNodes) {
+    // The group's first fault's nodes, cut off from the rest.
+    bool unused = true;
+    auto side = SelectNodes(step.selector, step.seed, &unused);
+    if (!side.ok()) return Fail(side.error());
+    partition = IsolateNodes(*side, n);
+  } else {
+    partition = ComputePartition(step.selector, n, step.seed, leader);
+  }
   if (!partition.ok()) return Fail("nemesis: " + partition.error());
 
   Active active;
@@ -193,6 +204,23 @@ Result<std::vector<int>> NetnsNemesis::SelectNodes(const std::string& selector,
                                                    std::uint64_t seed,
                                                    bool* leader_known) {
   const int n = static_cast<int>(cluster_.nodes().size());
+  if (selector == harness::kSameNodes) {
+    if (same_nodes_.empty())
+      return Fail("nemesis: selector 'same' without the nodes to act on");
+    std::vector<int> chosen;
+    for (const std::string& name : same_nodes_) {
+      auto node =
+          std::find_if(cluster_.nodes().begin(), cluster_.nodes().end(),
+                       [&](const harness::Node& x) { return x.name == name; });
+      if (node == cluster_.nodes().end())
+        return Fail("nemesis: selector 'same' names node " + name +
+                    ", which is not in the cluster");
+      chosen.push_back(node->index);
+    }
+    std::sort(chosen.begin(), chosen.end());
+    chosen.erase(std::unique(chosen.begin(), chosen.end()), chosen.end());
+    return chosen;
+  }
   std::mt19937_64 rng(SplitMix64(seed));
   std::vector<int> order = ShuffledNodes(n, rng);
   int count = 0;

@@ -58,7 +58,9 @@ class NetnsNemesis : public harness::Nemesis {
   // step.kind: "partition" (selector = shape, see partition.h;
   // step.partition_mode "drop" or "reset", see PartitionRuleSpecs), "pause",
   // "kill" or "delay" (selector: "one", "leader", "follower" (one random
-  // node that is not the leader), "minority", "majority", "all"). "delay"
+  // node that is not the leader), "minority", "majority", "all", or "same":
+  // exactly step.nodes, see harness/fault_group.h; a partition "same" cuts
+  // step.nodes off from the other nodes, both ways). "delay"
   // holds every packet that a chosen node receives from the other nodes
   // (never from the controller) for step.delay_ms; packets it sends are not
   // delayed (unless their receiver is chosen too).
@@ -164,7 +166,8 @@ class NetnsNemesis : public harness::Nemesis {
   std::vector<Active> held_;      // older active faults, oldest first
   NetdelayNodes netdelay_;
   harness::ClockControl* clock_ = nullptr;
-  double loss_probability_ = 0;      // loss: the active rules' probability
+  std::vector<std::string> same_nodes_;  // the starting step's `nodes`
+  double loss_probability_ = 0;          // loss: the active rules' probability
   checkers::Value::Object details_;  // loss/clock: per healed node, for Stop
   std::unique_ptr<ClockStrobe> strobe_;    // strobe: while active
   checkers::Value strobe_flips_;           // strobe: the flips, for Stop

@@ -141,6 +141,34 @@ TEST_CASE("selectors: leader, majority, all", "[nemesis]") {
   REQUIRE(nem.Stop().ok());
 }
 
+TEST_CASE("selector same acts on exactly the bound nodes", "[nemesis]") {
+  Setup s("same");
+  ListCluster cluster(5);
+  SleepTarget target(cluster);
+  nemesis::NetnsNemesis nem(cluster, target, *s.ledger);
+  harness::FaultStep step{"pause", "same", 1};
+  step.nodes = {"n4", "n2"};
+  auto paused = nem.Start(step);
+  REQUIRE(paused.ok());
+  CHECK(paused->Find("selector")->as_string() == "same");
+  CHECK(NodesOf(*paused, "nodes") == std::vector<std::string>{"n2", "n4"});
+  for (const char* name : {"n2", "n4"})
+    CHECK(AwaitState(target.pids[name], 'T'));
+  REQUIRE(nem.Stop().ok());
+  // Unbound or unknown nodes: refused, nothing applied.
+  harness::FaultStep unbound{"pause", "same", 1};
+  auto none = nem.Start(unbound);
+  REQUIRE_FALSE(none.ok());
+  CHECK(none.error().find("without the nodes") != std::string::npos);
+  harness::FaultStep stranger{"kill", "same", 1};
+  stranger.nodes = {"n9"};
+  auto unknown = nem.Start(stranger);
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.error().find("n9") != std::string::npos);
+  for (const Node& n : cluster.nodes()) CHECK(target.Running(n));
+  CHECK(nem.Stop()->Find("kind")->as_string() == "none");
+}
+
 TEST_CASE("a half-applied fault is undone and reported", "[nemesis]") {
   Setup s("halfway");
   ListCluster cluster(3);

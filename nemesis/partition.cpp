@@ -210,6 +210,22 @@ Result<Partition> ComputePartition(const std::string& shape, int n,
   return p;
 }
 
+Result<Partition> IsolateNodes(const std::vector<int>& side, int n) {
+  std::vector<int> inside = Sorted(side);
+  inside.erase(std::unique(inside.begin(), inside.end()), inside.end());
+  if (inside.empty()) return Fail("partition 'same' has no nodes to cut off");
+  if (inside.front() < 0 || inside.back() >= n)
+    return Fail("partition 'same': node index out of range");
+  std::vector<int> rest;
+  for (int i = 0; i < n; ++i)
+    if (!std::binary_search(inside.begin(), inside.end(), i)) rest.push_back(i);
+  if (rest.empty())
+    return Fail(
+        "partition 'same' would cut off every node (the group's first fault "
+        "acted on all of them): nothing is left on the other side");
+  return Split("same", n, {inside, rest});
+}
+
 std::vector<std::string> PartitionRuleSpecs(
     const std::vector<std::string>& sources, const std::string& mode) {
   std::vector<std::string> out;

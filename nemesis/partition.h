@@ -60,6 +60,11 @@ harness::Result<Partition> ComputePartition(const std::string& shape, int n,
                                             std::uint64_t seed,
                                             std::optional<int> leader = {});
 
+// Shape "same" (harness/fault_group.h): the nodes `side` (0-based indices
+// of nodes 0..n-1) alone | the rest, both ways. Fails when `side` is empty,
+// holds an index outside 0..n-1, or holds every node.
+harness::Result<Partition> IsolateNodes(const std::vector<int>& side, int n);
+
 inline constexpr const char* kOneWayPrefix = "one-way-";
 
 // The rule specs (for a chain, see nemesis/iptables_chain.h) with which a

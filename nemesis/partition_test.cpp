@@ -8,6 +8,7 @@
 
 using faultline::nemesis::BlockedFlows;
 using faultline::nemesis::ComputePartition;
+using faultline::nemesis::IsolateNodes;
 using faultline::nemesis::Partition;
 using faultline::nemesis::PartitionRuleSpecs;
 using faultline::nemesis::PartitionShapes;
@@ -117,6 +118,21 @@ TEST_CASE("one and leader isolate a single node", "[partition]") {
       CHECK(u->components[0].size() == 1);
     }
   }
+}
+
+TEST_CASE("same cuts the given nodes off from the rest", "[partition]") {
+  auto p = IsolateNodes({3, 1, 3}, 5);
+  REQUIRE(p.ok());
+  CHECK(p->shape == "same");
+  CHECK_FALSE(p->one_way);
+  CHECK(p->components == std::vector<std::vector<int>>{{1, 3}, {0, 2, 4}});
+  CHECK(p->grudge.at(1) == std::set<int>{0, 2, 4});
+  CHECK(p->grudge.at(0) == std::set<int>{1, 3});
+  CHECK_FALSE(IsolateNodes({}, 3).ok());
+  CHECK_FALSE(IsolateNodes({3}, 3).ok());
+  auto every = IsolateNodes({0, 1, 2}, 3);
+  REQUIRE_FALSE(every.ok());
+  CHECK(every.error().find("every node") != std::string::npos);
 }
 
 TEST_CASE("halves splits floor(n/2) against the rest", "[partition]") {

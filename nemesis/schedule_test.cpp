@@ -197,3 +197,26 @@ TEST_CASE("a together entry yields all its faults in one plan", "[schedule]") {
   }
   CHECK(seeds.size() == 20);
 }
+
+TEST_CASE("a same selector passes through the schedule as written",
+          "[schedule]") {
+  NemesisSpec spec;
+  FaultEntry group;
+  group.together = true;
+  FaultSettings clock, partition;
+  clock.fault = "clock";
+  clock.targets = std::vector<std::string>{"follower", "one"};
+  clock.clock_rate = 0.85;
+  partition.fault = "partition";
+  partition.partitions = std::vector<std::string>{"same"};
+  group.faults = {clock, partition};
+  spec.entries = {group};
+  spec.faults = {"clock", "partition"};
+  for (const FaultPlan& plan : MakeSchedule(spec, 5, 20)) {
+    REQUIRE(plan.faults.size() == 2);
+    CHECK((plan.faults[0].selector == "follower" ||
+           plan.faults[0].selector == "one"));
+    CHECK(plan.faults[1].selector == "same");
+    CHECK(plan.faults[1].nodes.empty());  // bound later, by the interpreter
+  }
+}
