@@ -105,3 +105,45 @@ TEST_CASE("same: misplaced uses are errors with file, line and column",
   CHECK(Contains(mixed.message, "among other choices"));
   CHECK(Contains(mixed.hint, "targets: [same]"));
 }
+
+TEST_CASE(
+    "the follower-lease drift known configs load and differ only in the "
+    "switch",
+    "[config][schedule]") {
+  auto load = [](const char* name) {
+    auto k = faultline::harness::LoadConfigFile(
+        std::string(FAULTLINE_SOURCE_DIR) + "/configs/known/" + name + ".yaml");
+    INFO(name << ": " << k.FormatErrors());
+    REQUIRE(k.ok());
+    return *k.spec;
+  };
+  auto bad = load("raftkv-follower-lease-no-margin-drift");
+  auto control = load("raftkv-follower-lease-no-margin-drift-control");
+  CHECK(bad.target.raftkv.unsafe == "follower-lease-no-margin");
+  CHECK(bad.target.raftkv.lease_drift_bound == 0.2);
+  CHECK(bad.expect == "invalid");
+  CHECK(control.target.raftkv.unsafe == "none");
+  CHECK(control.expect == "valid");
+  // The drift stays inside the assumed bound, on a faked monotonic clock,
+  // and the cut hits the drifting node.
+  REQUIRE(bad.nemesis.entries.size() == 1);
+  const auto& group = bad.nemesis.entries[0].faults;
+  REQUIRE(group.size() == 2);
+  CHECK(group[0].fault == "clock");
+  CHECK(*group[0].clock_rate >= 1 / (1 + bad.target.raftkv.lease_drift_bound));
+  CHECK(group[1].partitions == std::vector<std::string>{"same"});
+  CHECK(bad.nemesis.clock_monotonic);
+  // Everything else is the same campaign.
+  control.target.raftkv.unsafe = bad.target.raftkv.unsafe;
+  control.expect = bad.expect;
+  control.name = bad.name;
+  control.description = bad.description;
+  control.source_file = bad.source_file;
+  control.cluster.subnet = bad.cluster.subnet;
+  CHECK(control.target == bad.target);
+  CHECK(control.workload == bad.workload);
+  CHECK(control.nemesis == bad.nemesis);
+  CHECK(control.time_limit_s == bad.time_limit_s);
+  CHECK(control.recovery_s == bad.recovery_s);
+  CHECK(control.checker == bad.checker);
+}
