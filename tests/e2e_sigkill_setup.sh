@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# A controller SIGKILLed at any point of setting up or tearing down a raftkv
-# run (subnet 10.77.104.0/24) leaves nothing that `faultline heal --all`
-# cannot remove. Each round starts a run and kills it with SIGKILL as soon as
-# its ledger shows a given step (the scratch directory, the bridge, the
-# second node's veth, the first or last raftkv process, the first operation,
-# the teardown's first healed entry, the bridge's); the kill lands on that step or a
-# few steps later. Then `faultline heal --all` must leave no namespace,
-# bridge, veth, scratch directory or raftkv process of that run, and the run
-# must no longer be listed as active. Needs root and raftkv. About 30 s.
+# A controller SIGKILLed at any point of setting up a raftkv run (subnet
+# 10.77.104.0/24) leaves nothing that `faultline heal --all` cannot remove.
+# Each round starts a run and kills it with SIGKILL as soon as its ledger
+# shows a given step (the scratch directory, the bridge, the second node's
+# veth, the first or last raftkv process, the first operation); the kill
+# lands on that step or a few steps later. Then `faultline heal --all` must
+# leave no namespace, bridge, veth, scratch directory or raftkv process of
+# that run, and the run must no longer be listed as active. Needs root and
+# raftkv. About 15 s.
 source "$(dirname "$0")/lib.sh"
 require_root
 raftkv="$(dirname "$FAULTLINE_BIN")/raftkv"
@@ -36,8 +36,9 @@ points=(
   'ledger "kind":"process"'
   'ledger "kind":"process".*"node":"n3"'
   'history "type":"invoke"'
-  'ledger "kind":"healed","ref":2,'
 )
+# (Not the teardown: its healed entries and "closed" are written within a
+# few ms of each other, so a kill aimed at them mostly lands too late.)
 round=0
 for point in "${points[@]}"; do
   round=$((round + 1))
@@ -82,4 +83,4 @@ for point in "${points[@]}"; do
   [ -z "$(ls -A "$INDEX")" ] || fail "round $round: the run is still listed as active"
   echo "round $round: killed once the $file showed $pattern ($entries ledger entries); healed, nothing left"
 done
-echo "PASS: SIGKILL at ${#points[@]} points of setup, run and teardown; heal left nothing"
+echo "PASS: SIGKILL at ${#points[@]} points of setup and run; heal left nothing"
