@@ -14,6 +14,7 @@
 #include <system_error>
 
 #include "harness/ledger.h"
+#include "harness/process.h"
 #include "harness/store.h"
 
 namespace faultline::harness {
@@ -135,6 +136,25 @@ Status RemoveStaleFaketimeShm(std::vector<std::string>* log,
   return Ok();
 }
 
+Status RemoveStaleFaketimeShmOn(Remote& remote, const std::string& shm_dir) {
+  // ${f##*_} is the pid of faketime_shm_<pid> and sem.faketime_sem_<pid>;
+  // an unmatched glob leaves "*", which is not a number.
+  static const char* const kScript =
+      "cd \"$1\" 2>/dev/null || exit 0\n"
+      "for f in faketime_shm_* sem.faketime_sem_*; do\n"
+      "  p=${f##*_}\n"
+      "  case \"$p\" in ''|*[!0-9]*) continue ;; esac\n"
+      "  [ -e \"/proc/$p\" ] || rm -f -- \"$f\" || exit 1\n"
+      "done\n";
+  CommandOptions o;
+  o.timeout = std::chrono::milliseconds(10000);
+  auto r = remote.Run({"sh", "-c", kScript, "sh", shm_dir}, o);
+  if (!r.ok())
+    return Fail("cannot remove libfaketime leftovers in " + shm_dir + ": " +
+                DescribeResult(r));
+  return Ok();
+}
+
 std::string FindFaketimeShim() {
   if (const char* env = std::getenv("FAULTLINE_FAKETIME_SHIM");
       env != nullptr && *env != '\0')
@@ -225,6 +245,8 @@ Status ClockControl::WriteLocked(const Node& node, const FakeClock& clock,
   }
   if (!s.ok()) return Fail("clock: " + node.name + ": " + s.error());
   clocks_[node.name] = clock;
+  if (options_.on_nodes && node.remote != nullptr)
+    remotes_[node.name] = node.remote;
   return Ok();
 }
 
@@ -287,6 +309,11 @@ Status ClockControl::Teardown() {
   }
   Status shm = RemoveStaleFaketimeShm(nullptr);
   if (!shm.ok()) errors += (errors.empty() ? "" : "; ") + shm.error();
+  for (const auto& [name, remote] : remotes_) {
+    Status on_node = RemoveStaleFaketimeShmOn(*remote);
+    if (!on_node.ok())
+      errors += (errors.empty() ? "" : "; ") + name + ": " + on_node.error();
+  }
   if (!errors.empty()) return Fail("clock: teardown: " + errors);
   if (!torn_down_ && ledger_ != nullptr && seq_ > 0) ledger_->MarkHealed(seq_);
   torn_down_ = true;

@@ -35,8 +35,10 @@
 // SSH nodes (Options::on_nodes): the node file is written on the node
 // through its Remote (same path, `dir` created there); `dir` must then lie
 // inside the run's node directory, which the ssh provider removes (and
-// `faultline heal` too, from its `dir` entry).
-// libfaketime's /dev/shm leftovers on such nodes are not removed.
+// `faultline heal` too, from its `dir` entry). Teardown removes
+// libfaketime's /dev/shm leftovers of dead pids on every such node through
+// its Remote (RemoveStaleFaketimeShmOn); `faultline heal` after a SIGKILLed
+// controller does not (the `faketime` ledger entry names no node).
 //
 // Cleanup: the node files live in `dir` (inside the run's scratch
 // directory). libfaketime also creates /dev/shm/faketime_shm_<pid> and
@@ -121,6 +123,12 @@ std::vector<int> FaketimeShmPids(const std::vector<std::string>& names);
 Status RemoveStaleFaketimeShm(std::vector<std::string>* log,
                               const std::string& shm_dir = "/dev/shm");
 
+// The same on the host behind `remote` (an SSH or docker node), with one
+// `sh` command there: a pid counts as dead when /proc/<pid> is absent on
+// that host. Fails when the command fails.
+Status RemoveStaleFaketimeShmOn(Remote& remote,
+                                const std::string& shm_dir = "/dev/shm");
+
 class ClockControl {
  public:
   struct Options {
@@ -168,6 +176,7 @@ class ClockControl {
   long seq_ = 0;
   std::mutex mu_;
   std::map<std::string, FakeClock> clocks_;  // by node name
+  std::map<std::string, Remote*> remotes_;   // on_nodes: by node name
   bool torn_down_ = false;
 };
 

@@ -11,6 +11,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "harness/local_remote.h"
+
 namespace fs = std::filesystem;
 using faultline::harness::ClockControl;
 using faultline::harness::FakeClock;
@@ -19,6 +21,7 @@ using faultline::harness::FaketimeShmPids;
 using faultline::harness::FaketimeSpec;
 using faultline::harness::Node;
 using faultline::harness::RemoveStaleFaketimeShm;
+using faultline::harness::RemoveStaleFaketimeShmOn;
 
 namespace {
 
@@ -116,6 +119,28 @@ TEST_CASE("stale leftovers of dead pids are removed, live ones kept",
   CHECK_FALSE(fs::exists(dir.path / ("sem.faketime_sem_" + dead)));
   CHECK(fs::exists(dir.path / "other"));
   CHECK(log.size() == 1);
+}
+
+TEST_CASE("stale leftovers are removed through a Remote's shell too",
+          "[clock]") {
+  TempDir dir;
+  const std::string self = std::to_string(getpid());
+  const std::string dead = "4194303";  // see the case above
+  for (const std::string& name : std::vector<std::string>{
+           "faketime_shm_" + self, "sem.faketime_sem_" + self,
+           "faketime_shm_" + dead, "sem.faketime_sem_" + dead,
+           "faketime_shm_x1", "other"})
+    std::ofstream(dir.path / name) << "x";
+  faultline::harness::LocalRemote local;
+  REQUIRE(RemoveStaleFaketimeShmOn(local, dir.path.string()).ok());
+  CHECK(fs::exists(dir.path / ("faketime_shm_" + self)));
+  CHECK(fs::exists(dir.path / ("sem.faketime_sem_" + self)));
+  CHECK_FALSE(fs::exists(dir.path / ("faketime_shm_" + dead)));
+  CHECK_FALSE(fs::exists(dir.path / ("sem.faketime_sem_" + dead)));
+  CHECK(fs::exists(dir.path / "faketime_shm_x1"));
+  CHECK(fs::exists(dir.path / "other"));
+  // A directory that does not exist holds no leftovers.
+  CHECK(RemoveStaleFaketimeShmOn(local, (dir.path / "none").string()).ok());
 }
 
 TEST_CASE("ClockControl writes one file per node and removes them", "[clock]") {

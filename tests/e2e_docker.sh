@@ -195,6 +195,12 @@ check_clean() {
     if docker exec "faultline-n$n" sh -c 'ls -d /tmp/faultline-* 2>/dev/null'; then
       fail "$1: faultline-n$n still has a run's work directory"
     fi
+    # libfaketime's files of a process it ran in (a raftkv the kill fault
+    # SIGKILLed leaves them): the run's teardown removes those of dead pids
+    # in each container's own /dev/shm.
+    if docker exec "faultline-n$n" sh -c 'ls /dev/shm | grep faketime'; then
+      fail "$1: faultline-n$n still has libfaketime files in /dev/shm"
+    fi
   done
 }
 check_clean "after the run"
