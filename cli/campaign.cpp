@@ -1,4 +1,4 @@
-#include "harness/cli/campaign.h"
+#include "cli/campaign.h"
 
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -11,17 +11,17 @@
 #include <filesystem>
 #include <memory>
 
-#include "harness/cli/cmd_report.h"
-#include "harness/cli/registry.h"
-#include "harness/config.h"
-#include "harness/docker_cluster.h"
-#include "harness/interpreter.h"
-#include "harness/journal.h"
-#include "harness/ledger.h"
-#include "harness/netns.h"
-#include "harness/ssh_cluster.h"
-#include "harness/store.h"
-#include "nemesis/schedule.h"
+#include "cli/cmd_report.h"
+#include "cli/registry.h"
+#include "harness/config/config.h"
+#include "harness/cluster/docker_cluster.h"
+#include "harness/run/interpreter.h"
+#include "harness/run/journal.h"
+#include "harness/ledger/ledger.h"
+#include "harness/cluster/netns.h"
+#include "harness/cluster/ssh_cluster.h"
+#include "harness/run/store.h"
+#include "nemesis/schedule/schedule.h"
 #include "reports/junit.h"
 #include "reports/results.h"
 

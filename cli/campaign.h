@@ -5,7 +5,7 @@
 #include <atomic>
 #include <string>
 
-#include "harness/spec.h"
+#include "harness/config/spec.h"
 
 namespace faultline::cli {
 

@@ -7,11 +7,11 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "harness/cli/cmd_report.h"
-#include "harness/cli/commands.h"
-#include "harness/cli/registry.h"
-#include "harness/config.h"
-#include "harness/store.h"
+#include "cli/cmd_report.h"
+#include "cli/commands.h"
+#include "cli/registry.h"
+#include "harness/config/config.h"
+#include "harness/run/store.h"
 #include "reports/junit.h"
 #include "reports/results.h"
 

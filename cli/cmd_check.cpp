@@ -10,9 +10,9 @@
 #include "checkers/leader_per_term.h"
 #include "checkers/linearizable.h"
 #include "checkers/mutex_fencing.h"
-#include "harness/cli/commands.h"
-#include "harness/store.h"
-#include "harness/workload.h"
+#include "cli/commands.h"
+#include "harness/run/store.h"
+#include "harness/interfaces/workload.h"
 
 namespace faultline::cli {
 namespace {

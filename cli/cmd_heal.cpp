@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "harness/cli/commands.h"
-#include "harness/ledger.h"
-#include "harness/store.h"
+#include "cli/commands.h"
+#include "harness/ledger/ledger.h"
+#include "harness/run/store.h"
 
 namespace faultline::cli {
 namespace {

@@ -2,8 +2,8 @@
 #include <cstdio>
 
 #include "checkers/linearizable.h"
-#include "harness/cli/commands.h"
-#include "harness/config.h"
+#include "cli/commands.h"
+#include "harness/config/config.h"
 
 namespace faultline::cli {
 

@@ -1,7 +1,7 @@
 // faultline report RUN_DIR: regenerates a run's results.json, junit.xml and
 // report.html from its stored files, and the store index.
 // faultline report --index [STORE]: regenerates STORE/index.html.
-#include "harness/cli/cmd_report.h"
+#include "cli/cmd_report.h"
 
 #include <algorithm>
 #include <chrono>
@@ -12,13 +12,13 @@
 #include <vector>
 
 #include "checkers/history_io.h"
-#include "harness/cli/commands.h"
-#include "harness/cli/registry.h"
-#include "harness/config.h"
-#include "harness/interpreter.h"
-#include "harness/spec.h"
-#include "harness/store.h"
-#include "harness/workload.h"
+#include "cli/commands.h"
+#include "cli/registry.h"
+#include "harness/config/config.h"
+#include "harness/run/interpreter.h"
+#include "harness/config/spec.h"
+#include "harness/run/store.h"
+#include "harness/interfaces/workload.h"
 #include "reports/junit.h"
 #include "reports/report_html.h"
 #include "reports/results.h"

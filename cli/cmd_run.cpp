@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "harness/cli/campaign.h"
-#include "harness/cli/commands.h"
-#include "harness/cli/signals.h"
-#include "harness/config.h"
+#include "cli/campaign.h"
+#include "cli/commands.h"
+#include "cli/signals.h"
+#include "harness/config/config.h"
 
 namespace faultline::cli {
 namespace {

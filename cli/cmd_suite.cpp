@@ -17,10 +17,10 @@
 #include <system_error>
 #include <vector>
 
-#include "harness/cli/campaign.h"
-#include "harness/cli/commands.h"
-#include "harness/cli/signals.h"
-#include "harness/config.h"
+#include "cli/campaign.h"
+#include "cli/commands.h"
+#include "cli/signals.h"
+#include "harness/config/config.h"
 #include "reports/results.h"
 
 namespace faultline::cli {

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/cli/commands.h"
-#include "harness/config.h"
+#include "cli/commands.h"
+#include "harness/config/config.h"
 
 namespace faultline::cli {
 

@@ -2,7 +2,7 @@
 #include <cstdio>
 #include <exception>
 
-#include "harness/cli/commands.h"
+#include "cli/commands.h"
 
 int main(int argc, char** argv) {
   using namespace faultline::cli;

@@ -1,4 +1,4 @@
-#include "harness/cli/registry.h"
+#include "cli/registry.h"
 
 #include <unistd.h>
 
@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <system_error>
 
-#include "harness/clock.h"
-#include "harness/netns.h"
+#include "harness/clock/clock.h"
+#include "harness/cluster/netns.h"
 #include "nemesis/netns_nemesis.h"
-#include "nemesis/sysclock.h"
+#include "nemesis/clock/sysclock.h"
 #include "targets/etcd/etcd_target.h"
 #include "targets/raftkv/raftkv_target.h"
 #include "targets/redis/redis_target.h"
@@ -54,7 +54,7 @@ harness::Result<std::unique_ptr<harness::Target>> MakeTargetOnly(
 }  // namespace
 
 // With clock faults, the target runs its processes under a ClockControl
-// whose files live in <work_dir>/faketime (harness/clock.h).
+// whose files live in <work_dir>/faketime (harness/clock/clock.h).
 harness::Result<std::unique_ptr<harness::Target>> MakeTarget(
     const harness::TestSpec& spec, harness::Ledger* ledger,
     const std::string& work_dir) {
@@ -63,7 +63,7 @@ harness::Result<std::unique_ptr<harness::Target>> MakeTarget(
   const bool clock_faults =
       std::find(faults.begin(), faults.end(), "clock") != faults.end() ||
       std::find(faults.begin(), faults.end(), "strobe") != faults.end();
-  // clock_mode system moves the nodes' real clocks (nemesis/sysclock.h):
+  // clock_mode system moves the nodes' real clocks (nemesis/clock/sysclock.h):
   // the target runs as it is.
   if (!target.ok() || !clock_faults || spec.nemesis.clock_mode == "system")
     return target;

@@ -5,13 +5,13 @@
 #include <memory>
 #include <string>
 
-#include "harness/cluster.h"
-#include "harness/ledger.h"
-#include "harness/nemesis.h"
-#include "harness/result.h"
-#include "harness/spec.h"
-#include "harness/target.h"
-#include "harness/workload.h"
+#include "harness/cluster/cluster.h"
+#include "harness/ledger/ledger.h"
+#include "harness/interfaces/nemesis.h"
+#include "harness/interfaces/result.h"
+#include "harness/config/spec.h"
+#include "harness/interfaces/target.h"
+#include "harness/interfaces/workload.h"
 
 namespace faultline::cli {
 
@@ -24,7 +24,7 @@ harness::Result<std::unique_ptr<harness::Workload>> MakeWorkload(
 
 // The nemesis for the run. `node_dir` is the run's directory on ssh and
 // docker nodes: with nemesis.clock_mode system faultline-clock is copied
-// there (nemesis/sysclock.h); with a fault that needs faultline-netdelay
+// there (nemesis/clock/sysclock.h); with a fault that needs faultline-netdelay
 // (delay, kill-voter, figure8) on ssh or docker nodes the daemon is copied
 // there and checked to run on every node. Either may fail the setup.
 harness::Result<std::unique_ptr<harness::Nemesis>> MakeNemesis(

@@ -1,4 +1,4 @@
-#include "harness/cli/signals.h"
+#include "cli/signals.h"
 
 #include <pthread.h>
 

@@ -3,15 +3,15 @@
 #include <algorithm>
 #include <random>
 
-#include "harness/fault_group.h"
-#include "harness/process.h"
-#include "nemesis/delay.h"
-#include "nemesis/iptables_chain.h"
+#include "harness/run/fault_group.h"
+#include "harness/process/process.h"
+#include "nemesis/net/delay.h"
+#include "nemesis/net/iptables_chain.h"
 #include "nemesis/node_exec.h"
-#include "nemesis/partition.h"
-#include "nemesis/strobe.h"
-#include "nemesis/sysclock.h"
-#include "nemesis/vote_watch.h"
+#include "nemesis/net/partition.h"
+#include "nemesis/clock/strobe.h"
+#include "nemesis/clock/sysclock.h"
+#include "nemesis/scenarios/vote_watch.h"
 
 namespace faultline::nemesis {
 namespace {
@@ -82,12 +82,12 @@ Status NetnsNemesis::CanStack(const std::string& kind) const {
   auto process = [](const std::string& k) {
     return k == "pause" || k == "kill" || k == "kill-voter";
   };
-  // kill-voter and figure8 (nemesis/figure8.cpp) steer elections with
+  // kill-voter and figure8 (nemesis/scenarios/figure8.cpp) steer elections with
   // delays, cuts, kills or pauses of their own: only alone.
   auto alone = [](const std::string& k) {
     return k == "kill-voter" || k == "figure8";
   };
-  // clock and strobe move the same faked clocks (nemesis/clock.cpp).
+  // clock and strobe move the same faked clocks (nemesis/clock/clock.cpp).
   auto clocks = [](const std::string& k) {
     return k == "clock" || k == "strobe";
   };
@@ -107,9 +107,9 @@ Result<Value> NetnsNemesis::StartKind(const harness::FaultStep& step) {
   if (step.kind == "delay") return StartDelay(step);
   if (step.kind == "kill-voter") return StartKillVoter(step);
   if (step.kind == "figure8") return StartFigure8(step);  // figure8.cpp
-  if (step.kind == "loss") return StartLoss(step);        // nemesis/loss.cpp
-  if (step.kind == "clock") return StartClock(step);      // nemesis/clock.cpp
-  if (step.kind == "strobe") return StartStrobe(step);    // nemesis/clock.cpp
+  if (step.kind == "loss") return StartLoss(step);        // nemesis/net/loss.cpp
+  if (step.kind == "clock") return StartClock(step);      // nemesis/clock/clock.cpp
+  if (step.kind == "strobe") return StartStrobe(step);    // nemesis/clock/clock.cpp
   return Fail("nemesis: unknown fault kind '" + step.kind + "'");
 }
 
@@ -559,7 +559,7 @@ Result<Value> NetnsNemesis::StopLocked() {
   if (!details.empty())
     out.emplace_back(kind == "loss" ? "dropped" : "offset_ms",
                      Value::MakeObject(std::move(details)));
-  if (kind == "strobe") {  // the flips the strobe made (nemesis/clock.cpp)
+  if (kind == "strobe") {  // the flips the strobe made (nemesis/clock/clock.cpp)
     out.emplace_back("flips", std::move(strobe_flips_));
     strobe_flips_ = Value();
   }

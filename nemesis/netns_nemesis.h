@@ -1,7 +1,7 @@
 // NetnsNemesis: partitions (iptables INPUT rules inside the nodes'
 // namespaces), pause (Target::Pause/Resume), kill (Target::Kill/Start) and
 // delay (an NFQUEUE rule per other node plus a faultline-netdelay daemon in
-// each chosen node's namespace, nemesis/netdelay_node.h) for a cluster from
+// each chosen node's namespace, nemesis/net/netdelay_node.h) for a cluster from
 // any provider: netns nodes are acted on from the controller, ssh and docker
 // nodes through their Remote. See docs/faults.md.
 //
@@ -11,7 +11,7 @@
 // all. Start fails when the new fault would act on what an active one holds
 // (CanStack: two of one kind, pause/kill on the same processes, kill-voter
 // or figure8 with anything). Partition and delay rules live in their own
-// iptables chains (nemesis/iptables_chain.h) and loss rules are commented, so
+// iptables chains (nemesis/net/iptables_chain.h) and loss rules are commented, so
 // healing one fault never removes another's rules. A Start that fails half-way
 // undoes what it applied before returning the error.
 // Every iptables change is recorded in the Ledger before it is applied and
@@ -35,17 +35,17 @@
 #include <string>
 #include <vector>
 
-#include "harness/clock.h"
-#include "harness/cluster.h"
-#include "harness/ledger.h"
-#include "harness/nemesis.h"
-#include "harness/target.h"
-#include "nemesis/netdelay_node.h"
+#include "harness/clock/clock.h"
+#include "harness/cluster/cluster.h"
+#include "harness/ledger/ledger.h"
+#include "harness/interfaces/nemesis.h"
+#include "harness/interfaces/target.h"
+#include "nemesis/net/netdelay_node.h"
 
 namespace faultline::nemesis {
 
-class ClockStrobe;  // nemesis/strobe.h
-class SystemClock;  // nemesis/sysclock.h
+class ClockStrobe;  // nemesis/clock/strobe.h
+class SystemClock;  // nemesis/clock/sysclock.h
 
 class NetnsNemesis : public harness::Nemesis {
  public:
@@ -59,7 +59,7 @@ class NetnsNemesis : public harness::Nemesis {
   // step.partition_mode "drop" or "reset", see PartitionRuleSpecs), "pause",
   // "kill" or "delay" (selector: "one", "leader", "follower" (one random
   // node that is not the leader), "minority", "majority", "all", or "same":
-  // exactly step.nodes, see harness/fault_group.h; a partition "same" cuts
+  // exactly step.nodes, see harness/run/fault_group.h; a partition "same" cuts
   // step.nodes off from the other nodes, both ways). "delay"
   // holds every packet that a chosen node receives from the other nodes
   // (never from the controller) for step.delay_ms; packets it sends are not
@@ -95,7 +95,7 @@ class NetnsNemesis : public harness::Nemesis {
   // Call before Start.
   void SetNetdelayBinary(std::string path) { netdelay_.SetBinary(path); }
   // The run's directory on nodes reached through a Remote of their own
-  // (ssh, docker), where the daemon is copied (nemesis/netdelay_node.h).
+  // (ssh, docker), where the daemon is copied (nemesis/net/netdelay_node.h).
   // Call before Start.
   void SetNodeDir(std::string dir) { netdelay_.SetNodeDir(dir); }
   // Copies faultline-netdelay to the remote nodes now and checks that it
@@ -104,11 +104,11 @@ class NetnsNemesis : public harness::Nemesis {
     return netdelay_.Prepare(cluster_.nodes());
   }
 
-  // The clocks "clock" skews (the target's, see harness/clock.h); without
+  // The clocks "clock" skews (the target's, see harness/clock/clock.h); without
   // one, "clock" fails. Call before Start.
   void SetClock(harness::ClockControl* clock) { clock_ = clock; }
   // With a SystemClock, "clock" steps and "strobe" flips the nodes' real
-  // system clocks instead (nemesis/sysclock_fault.cpp): clock_rate must be
+  // system clocks instead (nemesis/clock/sysclock_fault.cpp): clock_rate must be
   // 1; a strobe on a node ends by itself after strobe_limit_ms (the longest
   // fault duration plus a margin) if nobody stops it. Call before Start.
   void SetSystemClock(std::unique_ptr<SystemClock> clock,
@@ -131,22 +131,22 @@ class NetnsNemesis : public harness::Nemesis {
       const harness::FaultStep& s);
   harness::Result<checkers::Value> StartDelay(const harness::FaultStep& s);
   harness::Result<checkers::Value> StartKillVoter(const harness::FaultStep& s);
-  // "figure8" (nemesis/figure8.cpp): the Raft paper's figure-8 sequence on
+  // "figure8" (nemesis/scenarios/figure8.cpp): the Raft paper's figure-8 sequence on
   // a 3-node cluster, steered by what the nodes report (figure8.h).
   harness::Result<checkers::Value> StartFigure8(const harness::FaultStep& s);
   // The faultline-netdelay executable ("" if not found).
   std::string NetdelayPath() const { return netdelay_.BinaryPath(); }
   harness::Status StartDelayOn(int who, const harness::FaultStep& s);
   harness::Status StopDelayOn(std::size_t k);
-  // "loss" (nemesis/loss.cpp) and "clock" (nemesis/clock.cpp).
+  // "loss" (nemesis/net/loss.cpp) and "clock" (nemesis/clock/clock.cpp).
   harness::Result<checkers::Value> StartLoss(const harness::FaultStep& s);
   harness::Status StopLossOn(std::size_t k);
   harness::Result<checkers::Value> StartClock(const harness::FaultStep& s);
   harness::Status StopClockOn(std::size_t k);
-  // "strobe" (nemesis/clock.cpp, nemesis/strobe.h): Stop ends the flipping
+  // "strobe" (nemesis/clock/clock.cpp, nemesis/clock/strobe.h): Stop ends the flipping
   // thread before it resets the clocks (StopClockOn).
   harness::Result<checkers::Value> StartStrobe(const harness::FaultStep& s);
-  // "clock"/"strobe" on system clocks (nemesis/sysclock_fault.cpp).
+  // "clock"/"strobe" on system clocks (nemesis/clock/sysclock_fault.cpp).
   harness::Result<checkers::Value> StartSystemClock(
       const harness::FaultStep& s);
   harness::Status StopSystemClockOn(std::size_t k);

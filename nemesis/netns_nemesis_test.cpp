@@ -16,8 +16,8 @@
 #include <set>
 #include <thread>
 
-#include "harness/netns.h"
-#include "harness/process.h"
+#include "harness/cluster/netns.h"
+#include "harness/process/process.h"
 #include "nemesis/test_fakes.h"
 
 namespace fs = std::filesystem;

@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "harness/netns.h"
+#include "harness/cluster/netns.h"
 
 namespace faultline::nemesis {
 

@@ -9,9 +9,9 @@
 #include <string_view>
 #include <vector>
 
-#include "harness/cluster.h"
-#include "harness/ledger.h"
-#include "harness/process.h"
+#include "harness/cluster/cluster.h"
+#include "harness/ledger/ledger.h"
+#include "harness/process/process.h"
 
 namespace faultline::nemesis {
 

@@ -17,9 +17,9 @@
 #include <set>
 #include <thread>
 
-#include "harness/netns.h"
-#include "harness/process.h"
-#include "nemesis/iptables_chain.h"
+#include "harness/cluster/netns.h"
+#include "harness/process/process.h"
+#include "nemesis/net/iptables_chain.h"
 #include "nemesis/netns_nemesis.h"
 #include "nemesis/test_fakes.h"
 

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "harness/cluster.h"
-#include "harness/process.h"
-#include "harness/target.h"
+#include "harness/cluster/cluster.h"
+#include "harness/process/process.h"
+#include "harness/interfaces/target.h"
 
 namespace faultline::nemesis::testing {
 

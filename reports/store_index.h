@@ -2,7 +2,7 @@
 // start time, duration, verdict, link to its report), newest first. It is
 // regenerated after each run and by `faultline report --index`.
 //
-// The store layout is store/<test>/<run>/ (harness/store.h); a run is a
+// The store layout is store/<test>/<run>/ (harness/run/store.h); a run is a
 // directory holding history.jsonl or results.json. `latest` links are
 // skipped. A run without results.json (killed, or still running) is listed
 // as "incomplete".

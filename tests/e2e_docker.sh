@@ -112,7 +112,7 @@ done
 
 # --- a full test over docker, with every fault kind ------------------------
 # Seed 54 draws all five kinds in the first five steps
-# (nemesis/schedule.h is deterministic per seed).
+# (nemesis/schedule/schedule.h is deterministic per seed).
 cat >"$WORK/docker.yaml" <<YAML
 name: docker-register
 time_limit: 25

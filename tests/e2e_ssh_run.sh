@@ -132,7 +132,7 @@ assert_nodes_clean() {
 
 # run_valid NAME SEED: runs NAME.yaml to the end; exit 0 and a valid
 # verdict. Seed 121 schedules run a's five fault kinds in the first five
-# steps, seed 65 run b's six in the first six (nemesis/schedule.h is
+# steps, seed 65 run b's six in the first six (nemesis/schedule/schedule.h is
 # deterministic per seed).
 run_valid() {
   local t0 rc run

@@ -33,8 +33,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/spec.h"
-#include "harness/workload.h"
+#include "harness/config/spec.h"
+#include "harness/interfaces/workload.h"
 
 namespace faultline::workloads {
 

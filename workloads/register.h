@@ -6,8 +6,8 @@
 
 #include <memory>
 
-#include "harness/spec.h"
-#include "harness/workload.h"
+#include "harness/config/spec.h"
+#include "harness/interfaces/workload.h"
 
 namespace faultline::workloads {
 

@@ -1,4 +1,4 @@
-#include "harness/clock.h"
+#include "harness/clock/clock.h"
 
 #include <signal.h>
 #include <unistd.h>
@@ -13,9 +13,9 @@
 #include <fstream>
 #include <system_error>
 
-#include "harness/ledger.h"
-#include "harness/process.h"
-#include "harness/store.h"
+#include "harness/ledger/ledger.h"
+#include "harness/process/process.h"
+#include "harness/run/store.h"
 
 namespace faultline::harness {
 namespace {

@@ -2,7 +2,7 @@
 // file line, the process environment, the /dev/shm leftover names; and
 // ClockControl's files (no libfaketime process needed: a stand-in library
 // path).
-#include "harness/clock.h"
+#include "harness/clock/clock.h"
 
 #include <unistd.h>
 
@@ -11,7 +11,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "harness/local_remote.h"
+#include "harness/cluster/local_remote.h"
 
 namespace fs = std::filesystem;
 using faultline::harness::ClockControl;

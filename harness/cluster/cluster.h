@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/remote.h"
+#include "harness/cluster/remote.h"
 
 namespace faultline::harness {
 

@@ -1,4 +1,4 @@
-#include "harness/docker_cluster.h"
+#include "harness/cluster/docker_cluster.h"
 
 #include <nlohmann/json.hpp>
 #include <utility>

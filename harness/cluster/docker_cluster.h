@@ -1,6 +1,6 @@
 // The docker cluster provider: nodes are containers that already run (a
 // user's `docker compose up -d`, or a test's `docker run`), reached with
-// DockerRemote (harness/docker_remote.h). faultline creates no container
+// DockerRemote (harness/cluster/docker_remote.h). faultline creates no container
 // and removes none: it creates the run's work directory in each container
 // (recorded in the fault ledger first, with the container's remote
 // descriptor, so `faultline heal` removes it after a crash) and Destroy
@@ -20,11 +20,11 @@
 #include <string>
 #include <string_view>
 
-#include "harness/cluster.h"
-#include "harness/docker_remote.h"
-#include "harness/ledger.h"
-#include "harness/result.h"
-#include "harness/spec.h"
+#include "harness/cluster/cluster.h"
+#include "harness/cluster/docker_remote.h"
+#include "harness/ledger/ledger.h"
+#include "harness/interfaces/result.h"
+#include "harness/config/spec.h"
 
 namespace faultline::harness {
 

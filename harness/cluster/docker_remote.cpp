@@ -1,4 +1,4 @@
-#include "harness/docker_remote.h"
+#include "harness/cluster/docker_remote.h"
 
 #include <signal.h>
 
@@ -11,7 +11,7 @@
 #include <string_view>
 #include <utility>
 
-#include "harness/ssh_remote.h"  // BuildStartArgv
+#include "harness/cluster/ssh_remote.h"  // BuildStartArgv
 
 namespace faultline::harness {
 namespace {

@@ -36,8 +36,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/exec_remote.h"
-#include "harness/remote.h"
+#include "harness/cluster/exec_remote.h"
+#include "harness/cluster/remote.h"
 
 namespace faultline::harness {
 

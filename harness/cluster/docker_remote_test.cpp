@@ -3,7 +3,7 @@
 // handed to the docker CLI, checked with a stand-in `docker` script that
 // prints the words it got. The real engine is exercised by
 // tests/e2e_docker.sh.
-#include "harness/docker_remote.h"
+#include "harness/cluster/docker_remote.h"
 
 #include <signal.h>
 #include <sys/stat.h>
@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "harness/config.h"
-#include "harness/docker_cluster.h"
-#include "harness/remote_factory.h"
+#include "harness/config/config.h"
+#include "harness/cluster/docker_cluster.h"
+#include "harness/cluster/remote_factory.h"
 
 namespace fs = std::filesystem;
 using namespace faultline::harness;

@@ -1,4 +1,4 @@
-#include "harness/exec_remote.h"
+#include "harness/cluster/exec_remote.h"
 
 #include <charconv>
 #include <chrono>
@@ -7,7 +7,7 @@
 #include <sstream>
 #include <system_error>
 
-#include "harness/ssh_remote.h"  // SignalName
+#include "harness/cluster/ssh_remote.h"  // SignalName
 
 namespace faultline::harness {
 namespace {

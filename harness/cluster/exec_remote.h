@@ -17,7 +17,7 @@
 
 #include <string>
 
-#include "harness/remote.h"
+#include "harness/cluster/remote.h"
 
 namespace faultline::harness {
 

@@ -1,4 +1,4 @@
-#include "harness/local_remote.h"
+#include "harness/cluster/local_remote.h"
 
 #include <signal.h>
 

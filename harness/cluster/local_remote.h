@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/remote.h"
+#include "harness/cluster/remote.h"
 
 namespace faultline::harness {
 

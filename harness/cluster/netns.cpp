@@ -1,4 +1,4 @@
-#include "harness/netns.h"
+#include "harness/cluster/netns.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -19,7 +19,7 @@
 #include <sstream>
 #include <thread>
 
-#include "harness/process.h"
+#include "harness/process/process.h"
 
 namespace faultline::harness {
 namespace {

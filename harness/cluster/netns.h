@@ -24,11 +24,11 @@
 #include <string_view>
 #include <vector>
 
-#include "harness/cluster.h"
-#include "harness/ledger.h"
-#include "harness/remote.h"
-#include "harness/result.h"
-#include "harness/spec.h"
+#include "harness/cluster/cluster.h"
+#include "harness/ledger/ledger.h"
+#include "harness/cluster/remote.h"
+#include "harness/interfaces/result.h"
+#include "harness/config/spec.h"
 
 namespace faultline::harness {
 

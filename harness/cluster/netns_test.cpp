@@ -1,7 +1,7 @@
 // Tests of the netns cluster provider. They need root, `ip` and `iptables`,
 // and FAIL (not skip) without them. They use only 10.78.0.0/24 and names
 // carrying a per-process run id, and remove everything they create.
-#include "harness/netns.h"
+#include "harness/cluster/netns.h"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -14,7 +14,7 @@
 #include <fstream>
 #include <thread>
 
-#include "harness/process.h"
+#include "harness/process/process.h"
 
 namespace fs = std::filesystem;
 using namespace faultline::harness;

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "harness/process.h"
-#include "harness/remote_descriptor.h"
-#include "harness/result.h"
+#include "harness/process/process.h"
+#include "harness/cluster/remote_descriptor.h"
+#include "harness/interfaces/result.h"
 
 namespace faultline::harness {
 
@@ -47,7 +47,7 @@ class Remote {
 
   // How a fresh process (`faultline heal`) reaches this node again; empty
   // (kind "") when the node's pids are the controller's. Ledger entries of
-  // a Remote with a non-empty descriptor carry it (harness/ledger.h).
+  // a Remote with a non-empty descriptor carry it (harness/ledger/ledger.h).
   virtual RemoteDescriptor Descriptor() const { return {}; }
 
   // Copies a file between the controller and the node.

@@ -1,10 +1,10 @@
 // RemoteDescriptor: how to reach a node again from a fresh process, e.g. in
 // `faultline heal` after the controller was SIGKILLed. A fault-ledger entry
-// made for a node with its own process table carries one (harness/ledger.h),
-// and OpenRemote (harness/remote_factory.h) turns it back into a Remote.
+// made for a node with its own process table carries one (harness/ledger/ledger.h),
+// and OpenRemote (harness/cluster/remote_factory.h) turns it back into a Remote.
 //
 // `kind` selects the transport: "" = the controller itself (local and netns
-// nodes; nothing to record), "ssh" = SshRemote (harness/ssh_remote.h). Other
+// nodes; nothing to record), "ssh" = SshRemote (harness/cluster/ssh_remote.h). Other
 // transports add their kind and, below, a block of their own fields.
 // Plain value type, no secrets: `key` is the path of a key file, never the
 // key itself.
@@ -26,7 +26,7 @@ struct RemoteDescriptor {
   std::string host_key_policy = "strict";  // strict | accept-new | off
   bool sudo = false;
 
-  // kind "docker" (harness/docker_remote.h)
+  // kind "docker" (harness/cluster/docker_remote.h)
   std::string container;    // name or id
   std::string docker_host;  // "" = docker's default (local socket)
 

@@ -1,11 +1,11 @@
-#include "harness/remote_factory.h"
+#include "harness/cluster/remote_factory.h"
 
 #include <charconv>
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "harness/docker_remote.h"
-#include "harness/ssh_remote.h"
+#include "harness/cluster/docker_remote.h"
+#include "harness/cluster/ssh_remote.h"
 
 namespace faultline::harness {
 namespace {

@@ -1,4 +1,4 @@
-// Opening a Remote from a RemoteDescriptor (harness/remote_descriptor.h),
+// Opening a Remote from a RemoteDescriptor (harness/cluster/remote_descriptor.h),
 // its JSON form in the fault ledger, and reading a remote process's start
 // time, which `faultline heal` compares before it signals a recorded pid.
 #pragma once
@@ -9,9 +9,9 @@
 #include <string>
 #include <string_view>
 
-#include "harness/remote.h"
-#include "harness/remote_descriptor.h"
-#include "harness/result.h"
+#include "harness/cluster/remote.h"
+#include "harness/cluster/remote_descriptor.h"
+#include "harness/interfaces/result.h"
 
 namespace faultline::harness {
 

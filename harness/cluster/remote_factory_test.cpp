@@ -2,7 +2,7 @@
 // the stat parser behind remote start times, and heal's refusal of a
 // descriptor it cannot open (no SSH server needed; the SSH paths run in
 // tests/e2e_ssh_run.sh).
-#include "harness/remote_factory.h"
+#include "harness/cluster/remote_factory.h"
 
 #include <unistd.h>
 
@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "harness/ledger.h"
+#include "harness/ledger/ledger.h"
 
 namespace fs = std::filesystem;
 using namespace faultline::harness;

@@ -1,11 +1,11 @@
-#include "harness/ssh_cluster.h"
+#include "harness/cluster/ssh_cluster.h"
 
 #include <future>
 #include <mutex>
 #include <vector>
 
-#include "harness/ledger.h"
-#include "harness/ssh_remote.h"
+#include "harness/ledger/ledger.h"
+#include "harness/cluster/ssh_remote.h"
 
 namespace faultline::harness {
 namespace {

@@ -1,5 +1,5 @@
 // The ssh cluster provider (docs/remote.md): nodes are hosts the controller
-// reaches over SSH, one SshRemote (harness/ssh_remote.h) per node, listed in
+// reaches over SSH, one SshRemote (harness/cluster/ssh_remote.h) per node, listed in
 // the config (ClusterSpec::hosts). Node i keeps the configured name and
 // address; Node::netns is empty.
 //
@@ -21,9 +21,9 @@
 #include <memory>
 #include <string>
 
-#include "harness/cluster.h"
-#include "harness/result.h"
-#include "harness/spec.h"
+#include "harness/cluster/cluster.h"
+#include "harness/interfaces/result.h"
+#include "harness/config/spec.h"
 
 namespace faultline::harness {
 

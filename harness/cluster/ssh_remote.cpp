@@ -1,4 +1,4 @@
-#include "harness/ssh_remote.h"
+#include "harness/cluster/ssh_remote.h"
 
 #include <libssh/libssh.h>
 #include <signal.h>

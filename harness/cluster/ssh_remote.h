@@ -45,8 +45,8 @@
 #include <string_view>
 #include <vector>
 
-#include "harness/exec_remote.h"
-#include "harness/remote.h"
+#include "harness/cluster/exec_remote.h"
+#include "harness/cluster/remote.h"
 
 namespace faultline::harness {
 

@@ -4,7 +4,7 @@
 // tests/e2e_ssh_remote.sh runs against sshd in network namespaces. The e2e
 // cases read FAULTLINE_SSH_HOSTS (space-separated "ns=address" pairs),
 // FAULTLINE_SSH_KEY and FAULTLINE_SSH_KNOWN_HOSTS.
-#include "harness/ssh_remote.h"
+#include "harness/cluster/ssh_remote.h"
 
 #include <signal.h>
 #include <unistd.h>
@@ -18,8 +18,8 @@
 #include <sstream>
 #include <thread>
 
-#include "harness/daemons.h"
-#include "harness/process.h"
+#include "harness/process/daemons.h"
+#include "harness/process/process.h"
 
 namespace fs = std::filesystem;
 using namespace faultline::harness;

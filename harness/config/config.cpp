@@ -1,7 +1,7 @@
 // Config loading entry points, error formatting and command-line overrides.
 // Parsing is in config_parse.cpp, cross-field rules in config_validate.cpp,
 // DescribeSpec and the name tables in config_describe.cpp.
-#include "harness/config.h"
+#include "harness/config/config.h"
 
 #include <cerrno>
 #include <cstring>
@@ -10,7 +10,7 @@
 #include <random>
 #include <sstream>
 
-#include "harness/config_internal.h"
+#include "harness/config/config_internal.h"
 
 namespace faultline::harness {
 

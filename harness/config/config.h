@@ -18,8 +18,8 @@
 #include <string_view>
 #include <vector>
 
-#include "harness/result.h"
-#include "harness/spec.h"
+#include "harness/interfaces/result.h"
+#include "harness/config/spec.h"
 
 namespace faultline::harness {
 

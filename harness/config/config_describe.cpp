@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/config_internal.h"
+#include "harness/config/config_internal.h"
 
 namespace faultline::harness {
 
@@ -103,7 +103,7 @@ const KnownNames& Known() {
            {"bridge",
             "two halves that cannot talk, joined by one node that sees both",
             3},
-           // One-way shapes (nemesis/partition.h): the first group stops
+           // One-way shapes (nemesis/net/partition.h): the first group stops
            // receiving from the rest, which still receives from it.
            {"one-way-one",
             "one random node stops receiving from the others; they still "

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "harness/config.h"
+#include "harness/config/config.h"
 
 namespace faultline::harness::config_internal {
 

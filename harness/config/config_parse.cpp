@@ -1,5 +1,5 @@
 // The config schema: YAML sections -> TestSpec fields, with the range and
-// hint of each field (harness/config_parser.h). This file: the document,
+// hint of each field (harness/config/config_parser.h). This file: the document,
 // cluster, workload and checker; target.* is in config_parse_targets.cpp,
 // nemesis.* in config_parse_nemesis.cpp. Generic value reading is in
 // config_reader.cpp, cross-field rules in config_validate.cpp.
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/config_parser.h"
+#include "harness/config/config_parser.h"
 
 namespace faultline::harness::config_internal {
 

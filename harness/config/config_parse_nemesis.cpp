@@ -1,12 +1,12 @@
 // The nemesis section of the config: nemesis.* keys, and nemesis.faults
 // entries as names, mappings with per-fault settings and together groups
-// (with the `same` selector of harness/fault_group.h).
+// (with the `same` selector of harness/run/fault_group.h).
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "harness/config_parser.h"
-#include "harness/fault_group.h"
+#include "harness/config/config_parser.h"
+#include "harness/run/fault_group.h"
 
 namespace faultline::harness::config_internal {
 

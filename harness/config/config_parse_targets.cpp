@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/config_parser.h"
+#include "harness/config/config_parser.h"
 
 namespace faultline::harness::config_internal {
 

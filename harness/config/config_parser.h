@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/config_reader.h"
+#include "harness/config/config_reader.h"
 
 namespace faultline::harness::config_internal {
 
@@ -58,7 +58,7 @@ class Parser : public YamlReader {
   void ParseTogether(const Item& x, harness::FaultEntry* out, bool* have_list);
   bool ParseFaultMember(const Item& it, bool in_group, FaultSettings* out,
                         std::optional<double>* duration);
-  // `same` in a targets/partitions list (harness/fault_group.h): false when
+  // `same` in a targets/partitions list (harness/run/fault_group.h): false when
   // the list does not name it; else true, reporting misuse, with *out =
   // {"same"} when it is used right.
   bool SameList(const Item& x, bool in_group, std::vector<std::string>* out);

@@ -1,5 +1,5 @@
 // Typed YAML value readers for the config loader (config_reader.h).
-#include "harness/config_reader.h"
+#include "harness/config/config_reader.h"
 
 #include <algorithm>
 #include <cctype>

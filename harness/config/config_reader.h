@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "harness/config_internal.h"
+#include "harness/config/config_internal.h"
 
 namespace faultline::harness::config_internal {
 

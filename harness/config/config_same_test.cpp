@@ -1,9 +1,9 @@
-// Config of `same` selectors in together groups (harness/fault_group.h):
+// Config of `same` selectors in together groups (harness/run/fault_group.h):
 // where they may stand, their errors (file:line:col) and the round trip.
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "harness/config.h"
+#include "harness/config/config.h"
 
 using faultline::harness::ConfigError;
 using faultline::harness::DescribeSpec;

@@ -4,8 +4,8 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "harness/config.h"
-#include "harness/config_test_util.h"
+#include "harness/config/config.h"
+#include "harness/config/config_test_util.h"
 
 using faultline::harness::ConfigError;
 using faultline::harness::DescribeSpec;
@@ -169,7 +169,7 @@ TEST_CASE("ssh cluster: bad combinations are errors with a place",
 
 TEST_CASE("ssh cluster: delay, kill-voter and figure8 are accepted",
           "[config][ssh]") {
-  // The daemon they need is copied to the nodes (nemesis/netdelay_node.h).
+  // The daemon they need is copied to the nodes (nemesis/net/netdelay_node.h).
   for (const char* fault : {"delay", "kill-voter"}) {
     auto r = Load(std::string("name: s\ncluster: {provider: ssh, "
                               "nodes: [a, b, c]}\nnemesis:\n  "

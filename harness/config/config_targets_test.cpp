@@ -4,8 +4,8 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "harness/config.h"
-#include "harness/config_test_util.h"
+#include "harness/config/config.h"
+#include "harness/config/config_test_util.h"
 
 using faultline::harness::ConfigError;
 using faultline::harness::DescribeSpec;

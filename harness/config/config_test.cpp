@@ -1,11 +1,11 @@
-// Unit tests for config loading and validation (harness/config.h).
-#include "harness/config.h"
+// Unit tests for config loading and validation (harness/config/config.h).
+#include "harness/config/config.h"
 
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <string>
 
-#include "harness/config_test_util.h"
+#include "harness/config/config_test_util.h"
 
 namespace fs = std::filesystem;
 using faultline::harness::ConfigError;

@@ -6,7 +6,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "harness/config.h"
+#include "harness/config/config.h"
 
 namespace faultline::harness::config_testing {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/config_internal.h"
+#include "harness/config/config_internal.h"
 
 namespace faultline::harness::config_internal {
 
@@ -238,7 +238,7 @@ void CheckNemesis(const TestSpec& s, const Provenance& prov,
         "remove kill-voter from nemesis.faults, or " + MoreNodes(prov, 3));
   }
 
-  // figure8 (nemesis/figure8.h) plays a 3-node scenario and reads the
+  // figure8 (nemesis/scenarios/figure8.h) plays a 3-node scenario and reads the
   // commit and last log index only raftkv reports.
   if (Has(n.faults, "figure8") && nodes != 3) {
     diag->Add(prov.Blame({"cluster.nodes", "nemesis.faults"}),
@@ -290,7 +290,7 @@ void CheckNemesis(const TestSpec& s, const Provenance& prov,
   }
 }
 
-// The loss and clock faults (nemesis/loss.h, harness/clock.h).
+// The loss and clock faults (nemesis/net/loss.h, harness/clock/clock.h).
 void CheckLossAndClock(const TestSpec& s, const Provenance& prov,
                        Diagnostics* diag) {
   const NemesisSpec& n = s.nemesis;
@@ -332,7 +332,7 @@ void CheckLossAndClock(const TestSpec& s, const Provenance& prov,
         "remove " + kind + " from nemesis.faults, or set target.name to " +
             JoinNames(kClockTargets));
   }
-  // --- strobe (nemesis/strobe.h) ---
+  // --- strobe (nemesis/clock/strobe.h) ---
   if (strobe && n.clock_monotonic &&
       !prov.AnyBad({"nemesis.clock_monotonic"})) {
     diag->Add(prov.Blame({"nemesis.faults", "nemesis.clock_monotonic"}),

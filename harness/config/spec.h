@@ -1,5 +1,5 @@
 // TestSpec: a validated, seeded test campaign, the result of loading a YAML
-// config (harness/config.h) and applying command-line overrides. Every field
+// config (harness/config/config.h) and applying command-line overrides. Every field
 // is documented for users in docs/config.md (YAML key in brackets below).
 //
 // A TestSpec that came out of LoadConfigFile/LoadConfigText satisfies every
@@ -221,7 +221,7 @@ struct NemesisSpec {
   std::vector<std::string> faults = {"partition", "pause", "kill"};
   // [faults] as written, one per list item, when at least one item is a
   // mapping; empty otherwise (then every name in `faults` is a plain entry,
-  // see EffectiveFaultEntries in nemesis/schedule.h).
+  // see EffectiveFaultEntries in nemesis/schedule/schedule.h).
   std::vector<FaultEntry> entries;
   // [partition_mode] how partitions (and one-way partitions) cut traffic:
   // "drop" (silently, the default) or "reset" (TCP segments are answered
@@ -233,7 +233,7 @@ struct NemesisSpec {
                            // heals, > 0
   // [partitions] Partition shapes: "one", "leader", "halves",
   // "majorities-ring", "bridge". Non-empty when faults has "partition"; every
-  // shape fits cluster.nodes (see MinNodes in harness/config.h).
+  // shape fits cluster.nodes (see MinNodes in harness/config/config.h).
   std::vector<std::string> partitions = {"one", "leader", "halves",
                                          "majorities-ring", "bridge"};
   // [targets] Which nodes pause/kill/delay hit: "one", "leader", "follower",
@@ -249,7 +249,7 @@ struct NemesisSpec {
   // [clock_offset_ms] "clock": step of a chosen node's clock, -86400000..
   // 86400000 (>= 0 with clock_monotonic); [clock_rate] its rate from then
   // on, 0.01..100. A clock fault needs one of them to change the clock.
-  // [clock_monotonic] whether CLOCK_MONOTONIC is faked too (harness/clock.h).
+  // [clock_monotonic] whether CLOCK_MONOTONIC is faked too (harness/clock/clock.h).
   long long clock_offset_ms = 0;
   double clock_rate = 1.0;
   bool clock_monotonic = false;
@@ -260,7 +260,7 @@ struct NemesisSpec {
   std::string clock_mode = "faketime";
   // [clock_strobe_delta_ms] "strobe": how far a chosen node's clock flips
   // up, 1..86400000; [clock_strobe_period_ms] how often it flips (up, back,
-  // up, ...), 10..3600000 (nemesis/strobe.h). Not with clock_monotonic.
+  // up, ...), 10..3600000 (nemesis/clock/strobe.h). Not with clock_monotonic.
   long long clock_strobe_delta_ms = 5000;
   long long clock_strobe_period_ms = 1000;
   bool operator==(const NemesisSpec&) const = default;

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "checkers/value.h"
-#include "harness/result.h"
+#include "harness/interfaces/result.h"
 
 namespace faultline::harness {
 
@@ -22,7 +22,7 @@ struct FaultStep {
                            // "kill-voter", "loss", "clock",
                            // "figure8"
   std::string selector;    // partition shape, or node selector otherwise;
-                           // "same" (harness/fault_group.h): act on `nodes`
+                           // "same" (harness/run/fault_group.h): act on `nodes`
   std::uint64_t seed = 0;  // for random choices inside the step
   int delay_ms = 500;      // "delay": how long packets to the chosen nodes
                            // from the other nodes are held
@@ -31,7 +31,7 @@ struct FaultStep {
   long long clock_offset_ms = 0;  // "clock": step of the chosen nodes' clocks
   double clock_rate = 1.0;        // "clock": their rate from then on
   std::string partition_mode = "drop";  // "partition": "drop" | "reset"
-  // "strobe" (nemesis/strobe.h): the chosen nodes' clocks flip up by
+  // "strobe" (nemesis/clock/strobe.h): the chosen nodes' clocks flip up by
   // strobe_delta_ms and back every strobe_period_ms while the fault lasts.
   long long clock_strobe_delta_ms = 0;
   long long clock_strobe_period_ms = 0;

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "harness/client.h"
-#include "harness/cluster.h"
-#include "harness/result.h"
+#include "harness/interfaces/client.h"
+#include "harness/cluster/cluster.h"
+#include "harness/interfaces/result.h"
 
 namespace faultline::harness {
 
@@ -49,7 +49,7 @@ class Target {
   virtual Status Resume(const Node& node) = 0;  // SIGCONT
   virtual bool Running(const Node& node) = 0;
   // What the node reports about itself. (Named Inspect, not Status: Status
-  // is the harness result type in harness/result.h.)
+  // is the harness result type in harness/interfaces/result.h.)
   virtual NodeStatus Inspect(const Node& node) = 0;
   // Stops every node (bounded wait, then SIGKILL) and copies logs into
   // `log_dir/<node>/`. Idempotent.

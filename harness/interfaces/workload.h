@@ -13,7 +13,7 @@
 
 #include "checkers/history.h"
 #include "checkers/verdict.h"
-#include "harness/client.h"
+#include "harness/interfaces/client.h"
 
 namespace faultline::harness {
 

@@ -1,4 +1,4 @@
-#include "harness/ledger.h"
+#include "harness/ledger/ledger.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -18,11 +18,11 @@
 #include <sstream>
 #include <thread>
 
-#include "harness/clock.h"
-#include "harness/ledger_remote.h"
-#include "harness/netns.h"
-#include "harness/process.h"
-#include "harness/remote_factory.h"
+#include "harness/clock/clock.h"
+#include "harness/ledger/ledger_remote.h"
+#include "harness/cluster/netns.h"
+#include "harness/process/process.h"
+#include "harness/cluster/remote_factory.h"
 
 namespace faultline::harness {
 namespace {
@@ -333,7 +333,7 @@ Status UndoLocalEntry(const LedgerEntry& e, std::vector<std::string>* log) {
     if (!r->ok() && NetnsExists(e.netns))
       return Fail("iptables -F in " + e.netns + ": " + DescribeResult(*r));
     Log(log, "iptables -F in netns " + e.netns + who);
-    // The faults' own chains (nemesis/iptables_chain.h), empty after -F.
+    // The faults' own chains (nemesis/net/iptables_chain.h), empty after -F.
     auto x = RunTool("iptables", {"-w", "-X"}, e.netns);
     if (!x.ok()) return Fail(x.error());
     if (!x->ok() && NetnsExists(e.netns))
@@ -392,7 +392,7 @@ Status UndoLocalEntry(const LedgerEntry& e, std::vector<std::string>* log) {
     return Ok();
   }
   if (e.kind == "faketime") {
-    // The clock fault's node files (harness/clock.h), then what libfaketime
+    // The clock fault's node files (harness/clock/clock.h), then what libfaketime
     // leaves in /dev/shm for processes that did not exit normally.
     std::filesystem::path p(e.name);
     std::error_code ec;

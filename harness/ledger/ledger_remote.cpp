@@ -1,12 +1,12 @@
-#include "harness/ledger_remote.h"
+#include "harness/ledger/ledger_remote.h"
 
 #include <signal.h>
 
 #include <chrono>
 #include <thread>
 
-#include "harness/process.h"
-#include "harness/remote_factory.h"
+#include "harness/process/process.h"
+#include "harness/cluster/remote_factory.h"
 
 namespace faultline::harness {
 namespace {
@@ -157,7 +157,7 @@ Status UndoRemoteLedgerEntry(const LedgerEntry& e, RemoteCache& remotes,
   }
   if (e.kind == "sysclock") {
     // The system clock fault's state file, beside the tool that reads it
-    // (nemesis/sysclock_tool.h); `reset` is idempotent.
+    // (nemesis/clock/sysclock_tool.h); `reset` is idempotent.
     const std::string dir = Parent(e.name);
     if (Base(e.name) != "sysclock.state" || !StartsWithFaultline(Base(dir))) {
       Log(log, "not resetting the clock with " + e.name + " on " + Where(e) +

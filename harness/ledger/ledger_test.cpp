@@ -1,6 +1,6 @@
 // Unit tests of the fault ledger: JSONL round trip, torn last line, index
 // directory, and heal of processes (no root needed).
-#include "harness/ledger.h"
+#include "harness/ledger/ledger.h"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -12,7 +12,7 @@
 #include <fstream>
 #include <thread>
 
-#include "harness/process.h"
+#include "harness/process/process.h"
 
 namespace fs = std::filesystem;
 using namespace faultline::harness;

@@ -1,4 +1,4 @@
-#include "harness/daemons.h"
+#include "harness/process/daemons.h"
 
 #include <signal.h>
 
@@ -6,9 +6,9 @@
 #include <thread>
 #include <utility>
 
-#include "harness/ledger.h"
-#include "harness/process.h"
-#include "harness/remote_factory.h"
+#include "harness/ledger/ledger.h"
+#include "harness/process/process.h"
+#include "harness/cluster/remote_factory.h"
 
 namespace faultline::harness {
 namespace {

@@ -35,8 +35,8 @@
 #include <utility>
 #include <vector>
 
-#include "harness/cluster.h"
-#include "harness/result.h"
+#include "harness/cluster/cluster.h"
+#include "harness/interfaces/result.h"
 
 namespace faultline::harness {
 

@@ -1,4 +1,4 @@
-#include "harness/process.h"
+#include "harness/process/process.h"
 
 #include <fcntl.h>
 #include <poll.h>

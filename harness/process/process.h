@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/result.h"
+#include "harness/interfaces/result.h"
 
 namespace faultline::harness {
 

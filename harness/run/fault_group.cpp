@@ -1,4 +1,4 @@
-#include "harness/fault_group.h"
+#include "harness/run/fault_group.h"
 
 #include <utility>
 

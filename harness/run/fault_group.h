@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "checkers/value.h"
-#include "harness/nemesis.h"
-#include "harness/result.h"
+#include "harness/interfaces/nemesis.h"
+#include "harness/interfaces/result.h"
 
 namespace faultline::harness {
 

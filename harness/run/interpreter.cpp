@@ -1,4 +1,4 @@
-#include "harness/interpreter.h"
+#include "harness/run/interpreter.h"
 
 #include <spdlog/spdlog.h>
 
@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "checkers/leader_per_term.h"
-#include "harness/fault_group.h"
+#include "harness/run/fault_group.h"
 
 namespace faultline::harness {
 namespace {
@@ -302,7 +302,7 @@ class Run {
       std::vector<std::string> started_kinds;
       std::string current;
       // The start value of the group's first fault, for `same` selectors
-      // (harness/fault_group.h); unset when it did not start.
+      // (harness/run/fault_group.h); unset when it did not start.
       std::optional<Value> first_started;
       for (std::size_t i = 0; i < plan.faults.size(); ++i) {
         FaultStep step = plan.faults[i];

@@ -9,7 +9,7 @@
 // process ObserverProcess(i) for the whole run; docs/history-locks.md).
 // A workload's WrapClient wraps every client opened; a StatefulClient's
 // Prepare runs before each invocation is recorded (skip, delay, extra
-// fields; see harness/workload.h).
+// fields; see harness/interfaces/workload.h).
 // The interpreter alone sleeps; generators and schedules are pure.
 #pragma once
 
@@ -20,12 +20,12 @@
 #include <string>
 #include <vector>
 
-#include "harness/cluster.h"
-#include "harness/journal.h"
-#include "harness/nemesis.h"
-#include "harness/spec.h"
-#include "harness/target.h"
-#include "harness/workload.h"
+#include "harness/cluster/cluster.h"
+#include "harness/run/journal.h"
+#include "harness/interfaces/nemesis.h"
+#include "harness/config/spec.h"
+#include "harness/interfaces/target.h"
+#include "harness/interfaces/workload.h"
 
 namespace faultline::harness {
 

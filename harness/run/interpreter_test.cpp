@@ -1,7 +1,7 @@
 // The interpreter against an in-memory register (a fake target: pure logic
 // only), checking the history it writes: well-formed, fresh process after
 // info, nemesis start/stop pairs, final reads last, and linearizable.
-#include "harness/interpreter.h"
+#include "harness/run/interpreter.h"
 
 #include <unistd.h>
 
@@ -14,7 +14,7 @@
 
 #include "checkers/history_io.h"
 #include "checkers/linearizable.h"
-#include "harness/fault_group.h"
+#include "harness/run/fault_group.h"
 
 namespace {
 

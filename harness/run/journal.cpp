@@ -1,4 +1,4 @@
-#include "harness/journal.h"
+#include "harness/run/journal.h"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "checkers/history.h"
-#include "harness/result.h"
+#include "harness/interfaces/result.h"
 
 namespace faultline::harness {
 

@@ -1,4 +1,4 @@
-#include "harness/store.h"
+#include "harness/run/store.h"
 
 #include <fcntl.h>
 #include <unistd.h>

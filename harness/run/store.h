@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "harness/result.h"
+#include "harness/interfaces/result.h"
 
 namespace faultline::harness {
 

@@ -1,7 +1,7 @@
 // The "clock" fault of NetnsNemesis (declared in netns_nemesis.h, defined
-// in nemesis/clock.cpp): steps and/or drifts the clocks of the chosen
+// in nemesis/clock/clock.cpp): steps and/or drifts the clocks of the chosen
 // nodes' target processes through the target's harness::ClockControl
-// (harness/clock.h), and resets them at Stop. Only for targets that are
+// (harness/clock/clock.h), and resets them at Stop. Only for targets that are
 // harness::ClockSkewable and were given a ClockControl (the config allows
 // the fault only for those). See docs/faults.md ("clock").
 //

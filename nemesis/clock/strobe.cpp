@@ -1,4 +1,4 @@
-#include "nemesis/strobe.h"
+#include "nemesis/clock/strobe.h"
 
 #include <utility>
 

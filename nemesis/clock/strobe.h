@@ -25,8 +25,8 @@
 #include <vector>
 
 #include "checkers/value.h"
-#include "harness/clock.h"
-#include "harness/result.h"
+#include "harness/clock/clock.h"
+#include "harness/interfaces/result.h"
 
 namespace faultline::nemesis {
 

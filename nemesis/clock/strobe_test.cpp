@@ -1,7 +1,7 @@
 // The strobe's schedule (pure) and its flipping thread against a
 // ClockControl writing real files (a stand-in library path: no process
 // reads them here; tests/e2e_clock_targets.sh shows processes following).
-#include "nemesis/strobe.h"
+#include "nemesis/clock/strobe.h"
 
 #include <unistd.h>
 

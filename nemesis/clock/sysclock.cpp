@@ -1,4 +1,4 @@
-#include "nemesis/sysclock.h"
+#include "nemesis/clock/sysclock.h"
 
 #include <signal.h>
 #include <unistd.h>
@@ -10,10 +10,10 @@
 #include <set>
 #include <thread>
 
-#include "harness/netns.h"
-#include "harness/process.h"
-#include "harness/remote_factory.h"
-#include "nemesis/sysclock_tool.h"
+#include "harness/cluster/netns.h"
+#include "harness/process/process.h"
+#include "harness/cluster/remote_factory.h"
+#include "nemesis/clock/sysclock_tool.h"
 
 namespace faultline::nemesis {
 namespace {

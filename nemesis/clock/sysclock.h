@@ -1,7 +1,7 @@
 // SystemClock: the controller's side of the system-clock faults
 // (nemesis.clock_mode: system; docs/faults.md "System clocks"). It moves
 // the real CLOCK_REALTIME of SSH nodes through faultline-clock
-// (nemesis/sysclock_tool.h), which it copies to the nodes.
+// (nemesis/clock/sysclock_tool.h), which it copies to the nodes.
 //
 // Kernels: nodes whose /proc/sys/kernel/random/boot_id match share one
 // kernel, hence one clock: a step on one moves them all. Create groups the
@@ -32,9 +32,9 @@
 #include <vector>
 
 #include "checkers/value.h"
-#include "harness/cluster.h"
-#include "harness/ledger.h"
-#include "harness/result.h"
+#include "harness/cluster/cluster.h"
+#include "harness/ledger/ledger.h"
+#include "harness/interfaces/result.h"
 
 namespace faultline::nemesis {
 
@@ -71,7 +71,7 @@ class SystemClock {
                                     long long delta_ms, long long period_ms,
                                     long long duration_ms);
   // Ends every strobe (SIGTERM, then waits until it exits) and returns its
-  // flips, as StrobeFlipsValue does (nemesis/strobe.h); none: empty list.
+  // flips, as StrobeFlipsValue does (nemesis/clock/strobe.h); none: empty list.
   checkers::Value StopStrobes();
   // Resets the kernels of `nodes` (the moved ones) to their baselines;
   // returns each node's offset after the reset in ms. Idempotent.

@@ -1,5 +1,5 @@
 // The "clock" and "strobe" faults of NetnsNemesis on the nodes' real system
-// clocks (nemesis.clock_mode: system; nemesis/sysclock.h). Start returns
+// clocks (nemesis.clock_mode: system; nemesis/clock/sysclock.h). Start returns
 // e.g. {"kind":"clock","mode":"system","selector":"one","nodes":["n2"],
 // "offset_ms":3000,"rate":1,"monotonic":false,"moved":["n1","n2","n3"],
 // "kernels":[["n1","n2","n3"]],"controller_moved":true,"clock_ms":{"n1":
@@ -12,7 +12,7 @@
 #include <spdlog/spdlog.h>
 
 #include "nemesis/netns_nemesis.h"
-#include "nemesis/sysclock.h"
+#include "nemesis/clock/sysclock.h"
 
 namespace faultline::nemesis {
 namespace {

@@ -1,4 +1,4 @@
-#include "nemesis/sysclock_tool.h"
+#include "nemesis/clock/sysclock_tool.h"
 
 #include <cerrno>
 #include <cstdlib>

@@ -1,7 +1,7 @@
 // The pure parts of faultline-clock: argument parsing, the state file, the
 // reset arithmetic and the split of a step for ADJ_SETOFFSET. The tool's
 // real clock steps are tested end to end (tests/e2e_ssh_system_clock.sh).
-#include "nemesis/sysclock_tool.h"
+#include "nemesis/clock/sysclock_tool.h"
 
 #include <catch2/catch.hpp>
 

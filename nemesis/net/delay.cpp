@@ -1,10 +1,10 @@
-#include "nemesis/delay.h"
+#include "nemesis/net/delay.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
-#include "nemesis/partition.h"
+#include "nemesis/net/partition.h"
 
 namespace faultline::nemesis {
 namespace {

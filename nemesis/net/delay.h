@@ -1,5 +1,5 @@
 // Network delay: the pure parts shared by the faultline-netdelay daemon
-// (nemesis/netdelay_main.cpp, which holds packets queued by an iptables
+// (nemesis/programs/netdelay_main.cpp, which holds packets queued by an iptables
 // NFQUEUE rule) and NetnsNemesis (which starts it and installs the rules).
 // `tc netem` needs the sch_netem kernel module; NFQUEUE works without it.
 //
@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/result.h"
+#include "harness/interfaces/result.h"
 
 namespace faultline::nemesis {
 
@@ -78,7 +78,7 @@ class DelayLine {
 // every packet from each address in `sources` to NFQUEUE `queue`, with
 // --queue-bypass so that packets pass undelayed while no daemon listens
 // (a dead daemon heals the fault instead of turning it into a partition).
-// The rules live in the chain kDelayChain (nemesis/iptables_chain.h).
+// The rules live in the chain kDelayChain (nemesis/net/iptables_chain.h).
 // Defined in netdelay_node.cpp: the daemon, built from this file's
 // definitions alone, does not link the iptables code.
 std::string DelayRules(const std::vector<std::string>& sources, int queue);

@@ -1,11 +1,11 @@
 // The pure parts of the delay fault: DelayLine ordering and timing, the
 // daemon's flags, the iptables batch, the queue listing parser.
-#include "nemesis/delay.h"
+#include "nemesis/net/delay.h"
 
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "nemesis/netdelay_node.h"
+#include "nemesis/net/netdelay_node.h"
 
 using faultline::nemesis::DelayLine;
 using faultline::nemesis::DelayRules;

@@ -1,9 +1,9 @@
-#include "nemesis/iptables_chain.h"
+#include "nemesis/net/iptables_chain.h"
 
 #include <chrono>
 #include <sstream>
 
-#include "harness/process.h"
+#include "harness/process/process.h"
 #include "nemesis/node_exec.h"
 
 namespace faultline::nemesis {

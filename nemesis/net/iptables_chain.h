@@ -2,7 +2,7 @@
 // fault kind) that INPUT jumps to, so faults active at the same time on one
 // node (e.g. a partition and a delay, see `together` in docs/config.md) add
 // and remove only their own rules. Packet loss keeps its commented rules in
-// INPUT (nemesis/loss.h), which these functions never touch.
+// INPUT (nemesis/net/loss.h), which these functions never touch.
 //
 // ChainBatch and ChainState are pure; ApplyChain and RemoveChain run
 // iptables on the node through node.remote (so they work on any transport).
@@ -16,14 +16,14 @@
 #include <string>
 #include <vector>
 
-#include "harness/cluster.h"
-#include "harness/result.h"
+#include "harness/cluster/cluster.h"
+#include "harness/interfaces/result.h"
 
 namespace faultline::nemesis {
 
 inline constexpr const char* kPartitionChain = "faultline-part";
 inline constexpr const char* kDelayChain = "faultline-delay";
-// figure8's cuts (nemesis/figure8.cpp); its jump is inserted first in INPUT,
+// figure8's cuts (nemesis/scenarios/figure8.cpp); its jump is inserted first in INPUT,
 // ahead of the delay chain's.
 inline constexpr const char* kFigure8Chain = "faultline-fig8";
 

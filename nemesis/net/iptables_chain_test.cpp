@@ -1,6 +1,6 @@
-// The pure half of nemesis/iptables_chain.h: the restore batch and the
+// The pure half of nemesis/net/iptables_chain.h: the restore batch and the
 // reading of `iptables -S`.
-#include "nemesis/iptables_chain.h"
+#include "nemesis/net/iptables_chain.h"
 
 #include <catch2/catch.hpp>
 

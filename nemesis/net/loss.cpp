@@ -1,12 +1,12 @@
-#include "nemesis/loss.h"
+#include "nemesis/net/loss.h"
 
 #include <cmath>
 #include <cstdio>
 #include <sstream>
 #include <utility>
 
-#include "harness/netns.h"
-#include "harness/process.h"
+#include "harness/cluster/netns.h"
+#include "harness/process/process.h"
 #include "nemesis/netns_nemesis.h"
 #include "nemesis/node_exec.h"
 

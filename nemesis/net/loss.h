@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/cluster.h"
-#include "harness/result.h"
+#include "harness/cluster/cluster.h"
+#include "harness/interfaces/result.h"
 
 namespace faultline::nemesis {
 

@@ -1,6 +1,6 @@
 // The pure parts of the loss fault: probability text, the rules and their
 // iptables-restore batches, the drop-counter parser.
-#include "nemesis/loss.h"
+#include "nemesis/net/loss.h"
 
 #include <catch2/catch.hpp>
 

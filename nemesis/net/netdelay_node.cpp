@@ -1,4 +1,4 @@
-#include "nemesis/netdelay_node.h"
+#include "nemesis/net/netdelay_node.h"
 
 #include <signal.h>
 #include <unistd.h>
@@ -9,11 +9,11 @@
 #include <sstream>
 #include <thread>
 
-#include "harness/netns.h"
-#include "harness/process.h"
-#include "harness/remote_factory.h"
-#include "nemesis/delay.h"
-#include "nemesis/iptables_chain.h"
+#include "harness/cluster/netns.h"
+#include "harness/process/process.h"
+#include "harness/cluster/remote_factory.h"
+#include "nemesis/net/delay.h"
+#include "nemesis/net/iptables_chain.h"
 
 namespace faultline::nemesis {
 namespace {

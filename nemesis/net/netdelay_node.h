@@ -1,4 +1,4 @@
-// NetdelayNodes: runs the faultline-netdelay daemon (nemesis/netdelay_main.cpp)
+// NetdelayNodes: runs the faultline-netdelay daemon (nemesis/programs/netdelay_main.cpp)
 // on the nodes for the delay, kill-voter and figure8 faults, whichever
 // provider made them:
 //
@@ -35,9 +35,9 @@
 #include <string>
 #include <vector>
 
-#include "harness/cluster.h"
-#include "harness/ledger.h"
-#include "harness/result.h"
+#include "harness/cluster/cluster.h"
+#include "harness/ledger/ledger.h"
+#include "harness/interfaces/result.h"
 
 namespace faultline::nemesis {
 

@@ -1,4 +1,4 @@
-#include "nemesis/partition.h"
+#include "nemesis/net/partition.h"
 
 #include <algorithm>
 

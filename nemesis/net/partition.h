@@ -27,7 +27,7 @@
 #include <utility>
 #include <vector>
 
-#include "harness/result.h"
+#include "harness/interfaces/result.h"
 
 namespace faultline::nemesis {
 
@@ -60,14 +60,14 @@ harness::Result<Partition> ComputePartition(const std::string& shape, int n,
                                             std::uint64_t seed,
                                             std::optional<int> leader = {});
 
-// Shape "same" (harness/fault_group.h): the nodes `side` (0-based indices
+// Shape "same" (harness/run/fault_group.h): the nodes `side` (0-based indices
 // of nodes 0..n-1) alone | the rest, both ways. Fails when `side` is empty,
 // holds an index outside 0..n-1, or holds every node.
 harness::Result<Partition> IsolateNodes(const std::vector<int>& side, int n);
 
 inline constexpr const char* kOneWayPrefix = "one-way-";
 
-// The rule specs (for a chain, see nemesis/iptables_chain.h) with which a
+// The rule specs (for a chain, see nemesis/net/iptables_chain.h) with which a
 // node drops what `sources` send it. mode "drop": "-s <ip>/32 -j DROP" per
 // source; "reset": first "-s <ip>/32 -p tcp --tcp-flags RST RST -j RETURN"
 // (resets pass, so the other side's rejections reach this node too), then

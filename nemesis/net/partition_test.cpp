@@ -1,6 +1,6 @@
 // Properties of every partition shape for n = 2..9: symmetry, coverage,
 // the shape's own connectivity property, and determinism per seed.
-#include "nemesis/partition.h"
+#include "nemesis/net/partition.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>

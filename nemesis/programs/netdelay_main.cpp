@@ -1,5 +1,5 @@
 // faultline-netdelay: delays the packets an iptables NFQUEUE rule hands to
-// one queue, then accepts them (nemesis/delay.h, docs/faults.md "delay").
+// one queue, then accepts them (nemesis/net/delay.h, docs/faults.md "delay").
 // Runs inside the network namespace whose INPUT rules use the queue
 // (NFQUEUE is per namespace). Exit codes: 0 after SIGTERM/SIGINT (every
 // held packet accepted first), 1 on a runtime error, 254 on bad usage.
@@ -24,7 +24,7 @@ extern "C" {
 #include <string>
 #include <vector>
 
-#include "nemesis/delay.h"
+#include "nemesis/net/delay.h"
 
 namespace {
 

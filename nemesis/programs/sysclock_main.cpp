@@ -1,5 +1,5 @@
 // faultline-clock: moves this machine's real CLOCK_REALTIME for the
-// system-clock faults and puts it back (nemesis/sysclock_tool.h has the
+// system-clock faults and puts it back (nemesis/clock/sysclock_tool.h has the
 // usage, the state file and the output; docs/faults.md "System clocks").
 // Steps are relative and atomic: clock_adjtime(CLOCK_REALTIME,
 // ADJ_SETOFFSET|ADJ_NANO), so no read-modify-write error. Needs
@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "nemesis/sysclock_tool.h"
+#include "nemesis/clock/sysclock_tool.h"
 
 namespace {
 

@@ -1,16 +1,16 @@
 // NetnsNemesis "figure8" (figure8.h has the steps and their watches;
 // docs/faults.md "figure8").
-#include "nemesis/figure8.h"
+#include "nemesis/scenarios/figure8.h"
 
 #include <algorithm>
 #include <map>
 
-#include "harness/process.h"
-#include "nemesis/delay.h"
-#include "nemesis/iptables_chain.h"
+#include "harness/process/process.h"
+#include "nemesis/net/delay.h"
+#include "nemesis/net/iptables_chain.h"
 #include "nemesis/netns_nemesis.h"
 #include "nemesis/node_exec.h"
-#include "nemesis/vote_watch.h"
+#include "nemesis/scenarios/vote_watch.h"
 
 namespace faultline::nemesis {
 namespace {

@@ -2,13 +2,13 @@
 // touches anything, and its config rules. The scenario itself runs against
 // real raftkv processes in tests/e2e_raftkv_unsafe.sh
 // (configs/known/raftkv-commit-old-terms*.yaml).
-#include "nemesis/figure8.h"
+#include "nemesis/scenarios/figure8.h"
 
 #include <catch2/catch.hpp>
 #include <filesystem>
 
-#include "harness/config.h"
-#include "harness/ledger.h"
+#include "harness/config/config.h"
+#include "harness/ledger/ledger.h"
 #include "nemesis/netns_nemesis.h"
 #include "nemesis/test_fakes.h"
 

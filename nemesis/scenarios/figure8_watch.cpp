@@ -1,6 +1,6 @@
 #include <thread>
 
-#include "nemesis/figure8.h"
+#include "nemesis/scenarios/figure8.h"
 
 namespace faultline::nemesis {
 

@@ -5,7 +5,7 @@
 #include <map>
 #include <set>
 
-#include "harness/ledger.h"
+#include "harness/ledger/ledger.h"
 #include "nemesis/netns_nemesis.h"
 #include "nemesis/test_fakes.h"
 

@@ -1,4 +1,4 @@
-#include "nemesis/vote_watch.h"
+#include "nemesis/scenarios/vote_watch.h"
 
 namespace faultline::nemesis {
 

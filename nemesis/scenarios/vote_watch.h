@@ -19,7 +19,7 @@
 #include <optional>
 #include <vector>
 
-#include "harness/target.h"
+#include "harness/interfaces/target.h"
 
 namespace faultline::nemesis {
 

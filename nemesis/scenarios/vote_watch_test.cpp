@@ -1,4 +1,4 @@
-#include "nemesis/vote_watch.h"
+#include "nemesis/scenarios/vote_watch.h"
 
 #include <catch2/catch.hpp>
 #include <map>
@@ -79,8 +79,8 @@ TEST_CASE("the leader watch waits for the winner of the voter's term",
       WatchForLeader({0, 1}, 8, never, std::chrono::milliseconds(50), clock));
 }
 
-// The config side of the fault (harness/config_validate.cpp).
-#include "harness/config.h"
+// The config side of the fault (harness/config/config_validate.cpp).
+#include "harness/config/config.h"
 
 TEST_CASE("kill-voter in a config: targets, at least 3 nodes",
           "[vote_watch][config]") {

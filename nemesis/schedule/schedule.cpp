@@ -1,8 +1,8 @@
-#include "nemesis/schedule.h"
+#include "nemesis/schedule/schedule.h"
 
 #include <random>
 
-#include "nemesis/partition.h"
+#include "nemesis/net/partition.h"
 
 namespace faultline::nemesis {
 

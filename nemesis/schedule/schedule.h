@@ -22,8 +22,8 @@
 #include <optional>
 #include <vector>
 
-#include "harness/nemesis.h"
-#include "harness/spec.h"
+#include "harness/interfaces/nemesis.h"
+#include "harness/config/spec.h"
 
 namespace faultline::nemesis {
 

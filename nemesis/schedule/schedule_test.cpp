@@ -1,4 +1,4 @@
-#include "nemesis/schedule.h"
+#include "nemesis/schedule/schedule.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>

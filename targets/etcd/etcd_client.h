@@ -47,7 +47,7 @@
 #include <memory>
 #include <string>
 
-#include "harness/client.h"
+#include "harness/interfaces/client.h"
 
 namespace faultline::targets::etcd {
 

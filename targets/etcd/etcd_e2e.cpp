@@ -21,9 +21,9 @@
 #include <thread>
 #include <vector>
 
-#include "harness/ledger.h"
-#include "harness/local_remote.h"
-#include "harness/process.h"
+#include "harness/ledger/ledger.h"
+#include "harness/cluster/local_remote.h"
+#include "harness/process/process.h"
 #include "targets/etcd/etcd_target.h"
 
 namespace faultline::targets::etcd {

@@ -8,7 +8,7 @@
 #include <thread>
 #include <utility>
 
-#include "harness/process.h"
+#include "harness/process/process.h"
 #include "targets/etcd/etcd_client.h"
 #include "targets/etcd/gateway.h"
 #include "targets/etcd/http.h"

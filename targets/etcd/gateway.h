@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "checkers/value.h"
-#include "harness/result.h"
+#include "harness/interfaces/result.h"
 
 namespace faultline::targets::etcd {
 

@@ -38,7 +38,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/client.h"
+#include "harness/interfaces/client.h"
 
 namespace faultline::targets::raftkv {
 

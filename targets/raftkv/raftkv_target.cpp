@@ -7,7 +7,7 @@
 #include <thread>
 #include <utility>
 
-#include "harness/process.h"
+#include "harness/process/process.h"
 #include "targets/raftkv/raftkv_client.h"
 #include "targets/raftkv/resp_conn.h"
 

@@ -35,10 +35,10 @@
 #include <string>
 #include <vector>
 
-#include "harness/clock.h"
-#include "harness/daemons.h"
-#include "harness/spec.h"
-#include "harness/target.h"
+#include "harness/clock/clock.h"
+#include "harness/process/daemons.h"
+#include "harness/config/spec.h"
+#include "harness/interfaces/target.h"
 
 namespace faultline::targets::raftkv {
 
@@ -46,7 +46,7 @@ constexpr int kPeerPort = 7001;
 constexpr int kClientPort = 6379;
 
 // ClockSkewable: with clock faults, every member runs under libfaketime
-// (harness/clock.h); raftkv reads time through libc, so it is affected.
+// (harness/clock/clock.h); raftkv reads time through libc, so it is affected.
 class RaftkvTarget : public harness::Target, public harness::ClockSkewable {
  public:
   // `binary` is the raftkv executable to run (FindTargetBinary's answer);

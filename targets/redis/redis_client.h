@@ -50,7 +50,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/client.h"
+#include "harness/interfaces/client.h"
 #include "targets/raftkv/resp_conn.h"
 
 namespace faultline::targets::redis {

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "harness/spec.h"
+#include "harness/config/spec.h"
 #include "targets/raftkv/resp_conn.h"  // resp::Value, HostPort
 
 namespace faultline::targets::redis {

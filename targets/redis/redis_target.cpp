@@ -9,8 +9,8 @@
 #include <thread>
 #include <utility>
 
-#include "harness/netns.h"  // FindSystemTool
-#include "harness/process.h"
+#include "harness/cluster/netns.h"  // FindSystemTool
+#include "harness/process/process.h"
 #include "targets/raftkv/resp_conn.h"
 #include "targets/redis/redis_client.h"
 #include "targets/redis/redis_proto.h"

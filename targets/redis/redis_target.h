@@ -32,10 +32,10 @@
 #include <string>
 #include <vector>
 
-#include "harness/clock.h"
-#include "harness/daemons.h"
-#include "harness/spec.h"
-#include "harness/target.h"
+#include "harness/clock/clock.h"
+#include "harness/process/daemons.h"
+#include "harness/config/spec.h"
+#include "harness/interfaces/target.h"
 
 namespace faultline::targets::redis {
 

@@ -2,7 +2,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "harness/config.h"
+#include "harness/config/config.h"
 #include "targets/zookeeper/zk_client.h"
 
 namespace faultline::targets::zookeeper {

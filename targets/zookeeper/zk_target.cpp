@@ -13,7 +13,7 @@
 #include <thread>
 #include <utility>
 
-#include "harness/process.h"
+#include "harness/process/process.h"
 #include "targets/zookeeper/zk_client.h"
 #include "targets/zookeeper/zk_config.h"
 #include "targets/zookeeper/zk_session.h"

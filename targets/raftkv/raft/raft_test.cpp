@@ -429,7 +429,7 @@ TEST_CASE("figure 8: unsafe commit-old-terms loses a committed write") {
   CHECK(final_at_2 == "noop");  // ...and the cluster later overwrote it
 }
 
-// The `figure8` fault's sequence on 3 nodes (nemesis/figure8.h), with one
+// The `figure8` fault's sequence on 3 nodes (nemesis/scenarios/figure8.h), with one
 // entry per append and one append in flight, and no rewritten messages:
 // 1 (A) leads term 1 and, cut off, appends W and W2 (indexes 3, 4); 2 (X)
 // wins term 2 with 3's (Y's) vote, but its no-op (index 3) reaches nobody;
