@@ -8,8 +8,9 @@
 
 #include "harness/clock/clock.h"
 #include "harness/cluster/netns.h"
-#include "nemesis/netns_nemesis.h"
+#include "harness/process/find_program.h"
 #include "nemesis/clock/sysclock.h"
+#include "nemesis/netns_nemesis.h"
 #include "targets/etcd/etcd_target.h"
 #include "targets/raftkv/raftkv_target.h"
 #include "targets/redis/redis_target.h"
@@ -143,15 +144,6 @@ harness::Result<std::unique_ptr<harness::Nemesis>> MakeNemesis(
 
 namespace {
 
-// `name` in the directory of the running executable, if it is there.
-std::string NextToSelf(const std::string& name) {
-  std::error_code ec;
-  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return "";
-  auto candidate = self.parent_path() / name;
-  return access(candidate.c_str(), X_OK) == 0 ? candidate.string() : "";
-}
-
 std::string Executable(const std::string& b) {
   if (b.find('/') != std::string::npos) {
     return access(b.c_str(), X_OK) == 0 ? b : "";
@@ -179,9 +171,7 @@ std::string FindTargetBinary(const harness::TestSpec& spec) {
     const std::string& b = spec.target.raftkv.binary;
     // A bare name is looked up beside faultline first: both are built into
     // the same build directory.
-    if (b.find('/') == std::string::npos) {
-      if (std::string beside = NextToSelf(b); !beside.empty()) return beside;
-    }
+    if (b.find('/') == std::string::npos) return harness::FindCompanion("", b);
     return Executable(b);
   }
   return "";

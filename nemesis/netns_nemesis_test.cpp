@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "harness/cluster/netns.h"
+#include "harness/process/find_program.h"
 #include "harness/process/process.h"
 #include "nemesis/test_fakes.h"
 

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "harness/cluster/netns.h"
+#include "harness/process/find_program.h"
 
 namespace faultline::nemesis {
 

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "harness/cluster/netns.h"
+#include "harness/process/find_program.h"
 #include "harness/process/process.h"
 #include "nemesis/net/iptables_chain.h"
 #include "nemesis/netns_nemesis.h"

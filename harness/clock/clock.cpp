@@ -14,6 +14,7 @@
 #include <system_error>
 
 #include "harness/ledger/ledger.h"
+#include "harness/process/find_program.h"
 #include "harness/process/process.h"
 #include "harness/run/store.h"
 
@@ -156,14 +157,9 @@ Status RemoveStaleFaketimeShmOn(Remote& remote, const std::string& shm_dir) {
 }
 
 std::string FindFaketimeShim() {
-  if (const char* env = std::getenv("FAULTLINE_FAKETIME_SHIM");
-      env != nullptr && *env != '\0')
-    return access(env, R_OK) == 0 ? std::string(env) : "";
-  std::error_code ec;
-  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return "";
-  auto beside = self.parent_path() / kFaketimeShimName;
-  return access(beside.c_str(), R_OK) == 0 ? beside.string() : "";
+  const char* env = std::getenv("FAULTLINE_FAKETIME_SHIM");
+  return FindCompanion(env == nullptr ? "" : env, kFaketimeShimName,
+                       {.access = Access::kRead, .search_path = false});
 }
 
 std::vector<std::string> PreloadFirst(std::vector<std::string> env,

@@ -19,6 +19,7 @@
 #include <sstream>
 #include <thread>
 
+#include "harness/process/find_program.h"
 #include "harness/process/process.h"
 
 namespace faultline::harness {
@@ -222,23 +223,6 @@ std::string ShortRunId(const std::string& run_id) {
   snprintf(buf, sizeof buf, "%08x",
            static_cast<unsigned>((h ^ (h >> 32)) & 0xffffffffu));
   return buf;
-}
-
-std::string FindSystemTool(std::string_view name) {
-  std::vector<std::string> dirs;
-  if (const char* path = getenv("PATH")) {
-    std::istringstream in(path);
-    std::string dir;
-    while (std::getline(in, dir, ':'))
-      if (!dir.empty()) dirs.push_back(dir);
-  }
-  for (const char* d : {"/usr/sbin", "/sbin", "/usr/bin", "/bin"})
-    dirs.emplace_back(d);
-  for (const auto& dir : dirs) {
-    std::string candidate = dir + "/" + std::string(name);
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
 }
 
 NetnsRemote::NetnsRemote(std::string netns, std::string node_name,

@@ -25,10 +25,10 @@
 #include <vector>
 
 #include "harness/cluster/cluster.h"
-#include "harness/ledger/ledger.h"
 #include "harness/cluster/remote.h"
-#include "harness/interfaces/result.h"
 #include "harness/config/spec.h"
+#include "harness/interfaces/result.h"
+#include "harness/ledger/ledger.h"
 
 namespace faultline::harness {
 
@@ -36,10 +36,6 @@ namespace faultline::harness {
 // `run_id` itself when it is 1..8 chars of [a-z0-9], else 8 hex digits of
 // a hash of it. Deterministic.
 std::string ShortRunId(const std::string& run_id);
-
-// Absolute path of a system tool (searched in PATH, then /usr/sbin, /sbin,
-// /usr/bin, /bin), or "" when absent.
-std::string FindSystemTool(std::string_view name);
 
 struct NetnsOptions {
   // Add the FORWARD ACCEPT rule for the bridge even when the host policy is

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <thread>
 
+#include "harness/process/find_program.h"
 #include "harness/process/process.h"
 
 namespace fs = std::filesystem;

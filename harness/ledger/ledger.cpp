@@ -19,10 +19,11 @@
 #include <thread>
 
 #include "harness/clock/clock.h"
-#include "harness/ledger/ledger_remote.h"
 #include "harness/cluster/netns.h"
-#include "harness/process/process.h"
 #include "harness/cluster/remote_factory.h"
+#include "harness/ledger/ledger_remote.h"
+#include "harness/process/find_program.h"
+#include "harness/process/process.h"
 
 namespace faultline::harness {
 namespace {
@@ -392,8 +393,8 @@ Status UndoLocalEntry(const LedgerEntry& e, std::vector<std::string>* log) {
     return Ok();
   }
   if (e.kind == "faketime") {
-    // The clock fault's node files (harness/clock/clock.h), then what libfaketime
-    // leaves in /dev/shm for processes that did not exit normally.
+    // The clock fault's node files (harness/clock/clock.h), then what
+    // libfaketime leaves in /dev/shm for processes that did not exit normally.
     std::filesystem::path p(e.name);
     std::error_code ec;
     if (p.filename() != "faketime" ||

@@ -9,7 +9,7 @@
 #include <thread>
 #include <utility>
 
-#include "harness/cluster/netns.h"  // FindSystemTool
+#include "harness/process/find_program.h"
 #include "harness/process/process.h"
 #include "targets/raftkv/resp_conn.h"
 #include "targets/redis/redis_client.h"
