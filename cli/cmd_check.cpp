@@ -11,8 +11,8 @@
 #include "checkers/linearizable.h"
 #include "checkers/mutex_fencing.h"
 #include "cli/commands.h"
-#include "harness/run/store.h"
 #include "harness/interfaces/workload.h"
+#include "harness/run/store.h"
 
 namespace faultline::cli {
 namespace {

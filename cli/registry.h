@@ -6,12 +6,12 @@
 #include <string>
 
 #include "harness/cluster/cluster.h"
-#include "harness/ledger/ledger.h"
+#include "harness/config/spec.h"
 #include "harness/interfaces/nemesis.h"
 #include "harness/interfaces/result.h"
-#include "harness/config/spec.h"
 #include "harness/interfaces/target.h"
 #include "harness/interfaces/workload.h"
+#include "harness/ledger/ledger.h"
 
 namespace faultline::cli {
 

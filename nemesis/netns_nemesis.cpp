@@ -3,14 +3,14 @@
 #include <algorithm>
 #include <random>
 
-#include "harness/run/fault_group.h"
 #include "harness/process/process.h"
-#include "nemesis/net/delay.h"
-#include "nemesis/net/iptables_chain.h"
-#include "nemesis/node_exec.h"
-#include "nemesis/net/partition.h"
+#include "harness/run/fault_group.h"
 #include "nemesis/clock/strobe.h"
 #include "nemesis/clock/sysclock.h"
+#include "nemesis/net/delay.h"
+#include "nemesis/net/iptables_chain.h"
+#include "nemesis/net/partition.h"
+#include "nemesis/node_exec.h"
 #include "nemesis/scenarios/vote_watch.h"
 
 namespace faultline::nemesis {
@@ -107,9 +107,10 @@ Result<Value> NetnsNemesis::StartKind(const harness::FaultStep& step) {
   if (step.kind == "delay") return StartDelay(step);
   if (step.kind == "kill-voter") return StartKillVoter(step);
   if (step.kind == "figure8") return StartFigure8(step);  // figure8.cpp
-  if (step.kind == "loss") return StartLoss(step);        // nemesis/net/loss.cpp
-  if (step.kind == "clock") return StartClock(step);      // nemesis/clock/clock.cpp
-  if (step.kind == "strobe") return StartStrobe(step);    // nemesis/clock/clock.cpp
+  if (step.kind == "loss") return StartLoss(step);    // nemesis/net/loss.cpp
+  if (step.kind == "clock") return StartClock(step);  // nemesis/clock/clock.cpp
+  if (step.kind == "strobe")
+    return StartStrobe(step);  // nemesis/clock/clock.cpp
   return Fail("nemesis: unknown fault kind '" + step.kind + "'");
 }
 
@@ -559,7 +560,8 @@ Result<Value> NetnsNemesis::StopLocked() {
   if (!details.empty())
     out.emplace_back(kind == "loss" ? "dropped" : "offset_ms",
                      Value::MakeObject(std::move(details)));
-  if (kind == "strobe") {  // the flips the strobe made (nemesis/clock/clock.cpp)
+  if (kind ==
+      "strobe") {  // the flips the strobe made (nemesis/clock/clock.cpp)
     out.emplace_back("flips", std::move(strobe_flips_));
     strobe_flips_ = Value();
   }

@@ -11,14 +11,14 @@
 // all. Start fails when the new fault would act on what an active one holds
 // (CanStack: two of one kind, pause/kill on the same processes, kill-voter
 // or figure8 with anything). Partition and delay rules live in their own
-// iptables chains (nemesis/net/iptables_chain.h) and loss rules are commented, so
-// healing one fault never removes another's rules. A Start that fails half-way
-// undoes what it applied before returning the error.
-// Every iptables change is recorded in the Ledger before it is applied and
-// marked healed after it is undone; pause/kill ledger entries are the
-// Target's (it knows the pids). A delay records its daemon (process entry,
-// right after the spawn and before any packet is queued to it) and its
-// rules (iptables entry, before they are applied).
+// iptables chains (nemesis/net/iptables_chain.h) and loss rules are commented,
+// so healing one fault never removes another's rules. A Start that fails
+// half-way undoes what it applied before returning the error. Every iptables
+// change is recorded in the Ledger before it is applied and marked healed after
+// it is undone; pause/kill ledger entries are the Target's (it knows the pids).
+// A delay records its daemon (process entry, right after the spawn and before
+// any packet is queued to it) and its rules (iptables entry, before they are
+// applied).
 //
 // Thread-safety: Start/Stop/HealAll serialize on one mutex, so HealAll may
 // be called from any thread, also while Start/Stop run (it then heals what
@@ -37,9 +37,9 @@
 
 #include "harness/clock/clock.h"
 #include "harness/cluster/cluster.h"
-#include "harness/ledger/ledger.h"
 #include "harness/interfaces/nemesis.h"
 #include "harness/interfaces/target.h"
+#include "harness/ledger/ledger.h"
 #include "nemesis/net/netdelay_node.h"
 
 namespace faultline::nemesis {
@@ -108,8 +108,8 @@ class NetnsNemesis : public harness::Nemesis {
   // one, "clock" fails. Call before Start.
   void SetClock(harness::ClockControl* clock) { clock_ = clock; }
   // With a SystemClock, "clock" steps and "strobe" flips the nodes' real
-  // system clocks instead (nemesis/clock/sysclock_fault.cpp): clock_rate must be
-  // 1; a strobe on a node ends by itself after strobe_limit_ms (the longest
+  // system clocks instead (nemesis/clock/sysclock_fault.cpp): clock_rate must
+  // be 1; a strobe on a node ends by itself after strobe_limit_ms (the longest
   // fault duration plus a margin) if nobody stops it. Call before Start.
   void SetSystemClock(std::unique_ptr<SystemClock> clock,
                       long long strobe_limit_ms);
@@ -131,8 +131,8 @@ class NetnsNemesis : public harness::Nemesis {
       const harness::FaultStep& s);
   harness::Result<checkers::Value> StartDelay(const harness::FaultStep& s);
   harness::Result<checkers::Value> StartKillVoter(const harness::FaultStep& s);
-  // "figure8" (nemesis/scenarios/figure8.cpp): the Raft paper's figure-8 sequence on
-  // a 3-node cluster, steered by what the nodes report (figure8.h).
+  // "figure8" (nemesis/scenarios/figure8.cpp): the Raft paper's figure-8
+  // sequence on a 3-node cluster, steered by what the nodes report (figure8.h).
   harness::Result<checkers::Value> StartFigure8(const harness::FaultStep& s);
   // The faultline-netdelay executable ("" if not found).
   std::string NetdelayPath() const { return netdelay_.BinaryPath(); }
@@ -143,8 +143,8 @@ class NetnsNemesis : public harness::Nemesis {
   harness::Status StopLossOn(std::size_t k);
   harness::Result<checkers::Value> StartClock(const harness::FaultStep& s);
   harness::Status StopClockOn(std::size_t k);
-  // "strobe" (nemesis/clock/clock.cpp, nemesis/clock/strobe.h): Stop ends the flipping
-  // thread before it resets the clocks (StopClockOn).
+  // "strobe" (nemesis/clock/clock.cpp, nemesis/clock/strobe.h): Stop ends the
+  // flipping thread before it resets the clocks (StopClockOn).
   harness::Result<checkers::Value> StartStrobe(const harness::FaultStep& s);
   // "clock"/"strobe" on system clocks (nemesis/clock/sysclock_fault.cpp).
   harness::Result<checkers::Value> StartSystemClock(

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "harness/cluster/cluster.h"
-#include "harness/process/process.h"
 #include "harness/interfaces/target.h"
+#include "harness/process/process.h"
 
 namespace faultline::nemesis::testing {
 

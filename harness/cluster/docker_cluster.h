@@ -1,8 +1,8 @@
 // The docker cluster provider: nodes are containers that already run (a
 // user's `docker compose up -d`, or a test's `docker run`), reached with
-// DockerRemote (harness/cluster/docker_remote.h). faultline creates no container
-// and removes none: it creates the run's work directory in each container
-// (recorded in the fault ledger first, with the container's remote
+// DockerRemote (harness/cluster/docker_remote.h). faultline creates no
+// container and removes none: it creates the run's work directory in each
+// container (recorded in the fault ledger first, with the container's remote
 // descriptor, so `faultline heal` removes it after a crash) and Destroy
 // removes it again.
 //
@@ -22,9 +22,9 @@
 
 #include "harness/cluster/cluster.h"
 #include "harness/cluster/docker_remote.h"
-#include "harness/ledger/ledger.h"
-#include "harness/interfaces/result.h"
 #include "harness/config/spec.h"
+#include "harness/interfaces/result.h"
+#include "harness/ledger/ledger.h"
 
 namespace faultline::harness {
 

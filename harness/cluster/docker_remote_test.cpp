@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "harness/config/config.h"
 #include "harness/cluster/docker_cluster.h"
 #include "harness/cluster/remote_factory.h"
+#include "harness/config/config.h"
 
 namespace fs = std::filesystem;
 using namespace faultline::harness;

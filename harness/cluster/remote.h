@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "harness/process/process.h"
 #include "harness/cluster/remote_descriptor.h"
 #include "harness/interfaces/result.h"
+#include "harness/process/process.h"
 
 namespace faultline::harness {
 

@@ -1,11 +1,12 @@
 // RemoteDescriptor: how to reach a node again from a fresh process, e.g. in
 // `faultline heal` after the controller was SIGKILLed. A fault-ledger entry
-// made for a node with its own process table carries one (harness/ledger/ledger.h),
-// and OpenRemote (harness/cluster/remote_factory.h) turns it back into a Remote.
+// made for a node with its own process table carries one
+// (harness/ledger/ledger.h), and OpenRemote (harness/cluster/remote_factory.h)
+// turns it back into a Remote.
 //
 // `kind` selects the transport: "" = the controller itself (local and netns
-// nodes; nothing to record), "ssh" = SshRemote (harness/cluster/ssh_remote.h). Other
-// transports add their kind and, below, a block of their own fields.
+// nodes; nothing to record), "ssh" = SshRemote (harness/cluster/ssh_remote.h).
+// Other transports add their kind and, below, a block of their own fields.
 // Plain value type, no secrets: `key` is the path of a key file, never the
 // key itself.
 #pragma once

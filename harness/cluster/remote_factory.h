@@ -1,6 +1,7 @@
-// Opening a Remote from a RemoteDescriptor (harness/cluster/remote_descriptor.h),
-// its JSON form in the fault ledger, and reading a remote process's start
-// time, which `faultline heal` compares before it signals a recorded pid.
+// Opening a Remote from a RemoteDescriptor
+// (harness/cluster/remote_descriptor.h), its JSON form in the fault ledger, and
+// reading a remote process's start time, which `faultline heal` compares before
+// it signals a recorded pid.
 #pragma once
 
 #include <sys/types.h>

@@ -4,8 +4,8 @@
 #include <mutex>
 #include <vector>
 
-#include "harness/ledger/ledger.h"
 #include "harness/cluster/ssh_remote.h"
+#include "harness/ledger/ledger.h"
 
 namespace faultline::harness {
 namespace {

@@ -1,7 +1,7 @@
 // The ssh cluster provider (docs/remote.md): nodes are hosts the controller
-// reaches over SSH, one SshRemote (harness/cluster/ssh_remote.h) per node, listed in
-// the config (ClusterSpec::hosts). Node i keeps the configured name and
-// address; Node::netns is empty.
+// reaches over SSH, one SshRemote (harness/cluster/ssh_remote.h) per node,
+// listed in the config (ClusterSpec::hosts). Node i keeps the configured name
+// and address; Node::netns is empty.
 //
 // Create connects to every node before it returns (in parallel), so a bad
 // address, key, host key or sudo setup fails the run before anything starts,
@@ -22,8 +22,8 @@
 #include <string>
 
 #include "harness/cluster/cluster.h"
-#include "harness/interfaces/result.h"
 #include "harness/config/spec.h"
+#include "harness/interfaces/result.h"
 
 namespace faultline::harness {
 

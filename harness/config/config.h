@@ -18,8 +18,8 @@
 #include <string_view>
 #include <vector>
 
-#include "harness/interfaces/result.h"
 #include "harness/config/spec.h"
+#include "harness/interfaces/result.h"
 
 namespace faultline::harness {
 

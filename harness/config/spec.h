@@ -1,6 +1,6 @@
 // TestSpec: a validated, seeded test campaign, the result of loading a YAML
-// config (harness/config/config.h) and applying command-line overrides. Every field
-// is documented for users in docs/config.md (YAML key in brackets below).
+// config (harness/config/config.h) and applying command-line overrides. Every
+// field is documented for users in docs/config.md (YAML key in brackets below).
 //
 // A TestSpec that came out of LoadConfigFile/LoadConfigText satisfies every
 // rule in docs/config.md (ranges, known names, cross-field rules such as
@@ -114,13 +114,13 @@ struct RaftkvSpec {
 // Redis 7 with Sentinel (docs/targets/redis.md): per node one redis-server
 // (n1 starts as primary, the others replicate it) and one redis-sentinel.
 struct RedisSpec {
-  int down_after_ms = 2000;          // [down_after_ms] 100..600000, sentinel
-                                     // down-after-milliseconds
-  int failover_timeout_ms = 6000;    // [failover_timeout_ms] 1000..3600000
-  int min_replicas_to_write = 0;     // [min_replicas_to_write] 0..8, 0 = off
-  int min_replicas_max_lag_s = 10;   // [min_replicas_max_lag_s] 1..3600
-  bool appendonly = false;           // [appendonly]
-  std::string binary = "redis-server";             // [binary]
+  int down_after_ms = 2000;             // [down_after_ms] 100..600000, sentinel
+                                        // down-after-milliseconds
+  int failover_timeout_ms = 6000;       // [failover_timeout_ms] 1000..3600000
+  int min_replicas_to_write = 0;        // [min_replicas_to_write] 0..8, 0 = off
+  int min_replicas_max_lag_s = 10;      // [min_replicas_max_lag_s] 1..3600
+  bool appendonly = false;              // [appendonly]
+  std::string binary = "redis-server";  // [binary]
   std::string sentinel_binary = "redis-sentinel";  // [sentinel_binary]
   bool operator==(const RedisSpec&) const = default;
 };
@@ -128,12 +128,12 @@ struct RedisSpec {
 // Apache ZooKeeper 3.8 (docs/targets/zookeeper.md): one server per node,
 // run by faultline's own java command line.
 struct ZookeeperSpec {
-  int tick_ms = 200;       // [tick_ms] tickTime, 10..10000; sessions last
-                           // 2..20 ticks
-  int init_limit = 20;     // [init_limit] initLimit in ticks, 1..1000
-  int sync_limit = 5;      // [sync_limit] syncLimit in ticks, 1..1000
-  bool sync_reads = true;  // [sync_reads] register reads call sync first;
-                           // false is known to allow stale reads
+  int tick_ms = 200;          // [tick_ms] tickTime, 10..10000; sessions last
+                              // 2..20 ticks
+  int init_limit = 20;        // [init_limit] initLimit in ticks, 1..1000
+  int sync_limit = 5;         // [sync_limit] syncLimit in ticks, 1..1000
+  bool sync_reads = true;     // [sync_reads] register reads call sync first;
+                              // false is known to allow stale reads
   std::string java = "java";  // [java] path or name on PATH
   std::string classpath;      // [classpath] "" = the Debian jars
   // [jvm_args] Extra JVM arguments (e.g. -Dzookeeper.x=y), before the
@@ -249,7 +249,8 @@ struct NemesisSpec {
   // [clock_offset_ms] "clock": step of a chosen node's clock, -86400000..
   // 86400000 (>= 0 with clock_monotonic); [clock_rate] its rate from then
   // on, 0.01..100. A clock fault needs one of them to change the clock.
-  // [clock_monotonic] whether CLOCK_MONOTONIC is faked too (harness/clock/clock.h).
+  // [clock_monotonic] whether CLOCK_MONOTONIC is faked too
+  // (harness/clock/clock.h).
   long long clock_offset_ms = 0;
   double clock_rate = 1.0;
   bool clock_monotonic = false;

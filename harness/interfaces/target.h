@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/interfaces/client.h"
 #include "harness/cluster/cluster.h"
+#include "harness/interfaces/client.h"
 #include "harness/interfaces/result.h"
 
 namespace faultline::harness {

@@ -22,14 +22,15 @@
 //   closed   {}                  the run ended and healed itself
 //
 // Entries for a node with its own process table (SSH) also carry `remote`,
-// a RemoteDescriptor (harness/cluster/remote_descriptor.h), and are undone on that
-// node through a Remote opened from it (harness/cluster/remote_factory.h):
+// a RemoteDescriptor (harness/cluster/remote_descriptor.h), and are undone on
+// that node through a Remote opened from it (harness/cluster/remote_factory.h):
 //   process/stop  pid and start_time are the node's; the start time is read
 //                 over the Remote (field 22 of /proc/<pid>/stat) and must
 //                 still match before SIGKILL / SIGCONT is sent there
 //   iptables      `iptables -w -F` and `-X` on the node (netns is empty)
 //   dir/faketime  `rm -rf` of the node path, same name rules as above
-//   sysclock {name}  the node's real clock was moved (nemesis/clock/sysclock.h):
+//   sysclock {name}  the node's real clock was moved
+//   (nemesis/clock/sysclock.h):
 //                 `<dir of name>/faultline-clock reset --state <name>` puts
 //                 it back to its recorded baseline (only for a name
 //                 ".../faultline-*/sysclock.state"; after process entries,

@@ -5,8 +5,8 @@
 #include <chrono>
 #include <thread>
 
-#include "harness/process/process.h"
 #include "harness/cluster/remote_factory.h"
+#include "harness/process/process.h"
 
 namespace faultline::harness {
 namespace {

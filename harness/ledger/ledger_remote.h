@@ -1,6 +1,6 @@
-// Internal to the fault ledger (harness/ledger/ledger.cpp): undoing entries that
-// carry a RemoteDescriptor, on their node (see "Entries for a node with its
-// own process table" in harness/ledger/ledger.h).
+// Internal to the fault ledger (harness/ledger/ledger.cpp): undoing entries
+// that carry a RemoteDescriptor, on their node (see "Entries for a node with
+// its own process table" in harness/ledger/ledger.h).
 #pragma once
 
 #include <map>
@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/ledger/ledger.h"
 #include "harness/cluster/remote.h"
+#include "harness/ledger/ledger.h"
 
 namespace faultline::harness {
 

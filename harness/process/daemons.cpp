@@ -6,9 +6,9 @@
 #include <thread>
 #include <utility>
 
+#include "harness/cluster/remote_factory.h"
 #include "harness/ledger/ledger.h"
 #include "harness/process/process.h"
-#include "harness/cluster/remote_factory.h"
 
 namespace faultline::harness {
 namespace {

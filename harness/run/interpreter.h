@@ -21,11 +21,11 @@
 #include <vector>
 
 #include "harness/cluster/cluster.h"
-#include "harness/run/journal.h"
-#include "harness/interfaces/nemesis.h"
 #include "harness/config/spec.h"
+#include "harness/interfaces/nemesis.h"
 #include "harness/interfaces/target.h"
 #include "harness/interfaces/workload.h"
+#include "harness/run/journal.h"
 
 namespace faultline::harness {
 

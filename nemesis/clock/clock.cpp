@@ -2,8 +2,8 @@
 
 #include <cstdio>
 
-#include "nemesis/netns_nemesis.h"
 #include "nemesis/clock/strobe.h"
+#include "nemesis/netns_nemesis.h"
 
 namespace faultline::nemesis {
 
@@ -16,7 +16,8 @@ std::string DescribeClockStep(long long offset_ms, double rate) {
 harness::Result<checkers::Value> NetnsNemesis::StartClock(
     const harness::FaultStep& step) {
   using checkers::Value;
-  if (sysclock_) return StartSystemClock(step);  // nemesis/clock/sysclock_fault.cpp
+  if (sysclock_)
+    return StartSystemClock(step);  // nemesis/clock/sysclock_fault.cpp
   if (clock_ == nullptr)
     return harness::Fail(
         "nemesis: the target " + target_.name() +
@@ -59,7 +60,8 @@ harness::Result<checkers::Value> NetnsNemesis::StartClock(
 harness::Result<checkers::Value> NetnsNemesis::StartStrobe(
     const harness::FaultStep& step) {
   using checkers::Value;
-  if (sysclock_) return StartSystemClock(step);  // nemesis/clock/sysclock_fault.cpp
+  if (sysclock_)
+    return StartSystemClock(step);  // nemesis/clock/sysclock_fault.cpp
   if (clock_ == nullptr)
     return harness::Fail(
         "nemesis: the target " + target_.name() +
@@ -103,7 +105,8 @@ harness::Result<checkers::Value> NetnsNemesis::StartStrobe(
 }
 
 harness::Status NetnsNemesis::StopClockOn(std::size_t k) {
-  if (sysclock_) return StopSystemClockOn(k);  // nemesis/clock/sysclock_fault.cpp
+  if (sysclock_)
+    return StopSystemClockOn(k);  // nemesis/clock/sysclock_fault.cpp
   Active& a = *active_;
   const harness::Node& node =
       cluster_.nodes()[static_cast<std::size_t>(a.nodes[k])];

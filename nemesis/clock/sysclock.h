@@ -33,8 +33,8 @@
 
 #include "checkers/value.h"
 #include "harness/cluster/cluster.h"
-#include "harness/ledger/ledger.h"
 #include "harness/interfaces/result.h"
+#include "harness/ledger/ledger.h"
 
 namespace faultline::nemesis {
 

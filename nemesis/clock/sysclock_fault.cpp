@@ -11,8 +11,8 @@
 // the "node" that made it).
 #include <spdlog/spdlog.h>
 
-#include "nemesis/netns_nemesis.h"
 #include "nemesis/clock/sysclock.h"
+#include "nemesis/netns_nemesis.h"
 
 namespace faultline::nemesis {
 namespace {

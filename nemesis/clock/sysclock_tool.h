@@ -1,5 +1,5 @@
-// The pure parts of faultline-clock (nemesis/programs/sysclock_main.cpp), the tool
-// that moves a node's real CLOCK_REALTIME for the system-clock faults
+// The pure parts of faultline-clock (nemesis/programs/sysclock_main.cpp), the
+// tool that moves a node's real CLOCK_REALTIME for the system-clock faults
 // (docs/faults.md, "System clocks"). Shared by the tool and the controller
 // (nemesis/clock/sysclock.h), which parses the tool's output. Only std headers:
 // the tool is copied to nodes and links nothing of ours but this file.

@@ -1,7 +1,8 @@
 // Network delay: the pure parts shared by the faultline-netdelay daemon
-// (nemesis/programs/netdelay_main.cpp, which holds packets queued by an iptables
-// NFQUEUE rule) and NetnsNemesis (which starts it and installs the rules).
-// `tc netem` needs the sch_netem kernel module; NFQUEUE works without it.
+// (nemesis/programs/netdelay_main.cpp, which holds packets queued by an
+// iptables NFQUEUE rule) and NetnsNemesis (which starts it and installs the
+// rules). `tc netem` needs the sch_netem kernel module; NFQUEUE works without
+// it.
 //
 // No I/O here: DelayLine decides when each held packet is released, the
 // option parser checks the daemon's flags, DelayRules builds the iptables

@@ -23,8 +23,8 @@ namespace faultline::nemesis {
 
 inline constexpr const char* kPartitionChain = "faultline-part";
 inline constexpr const char* kDelayChain = "faultline-delay";
-// figure8's cuts (nemesis/scenarios/figure8.cpp); its jump is inserted first in INPUT,
-// ahead of the delay chain's.
+// figure8's cuts (nemesis/scenarios/figure8.cpp); its jump is inserted first in
+// INPUT, ahead of the delay chain's.
 inline constexpr const char* kFigure8Chain = "faultline-fig8";
 
 // The iptables-restore batch (for --noflush) that creates `chain` with

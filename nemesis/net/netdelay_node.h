@@ -1,6 +1,6 @@
-// NetdelayNodes: runs the faultline-netdelay daemon (nemesis/programs/netdelay_main.cpp)
-// on the nodes for the delay, kill-voter and figure8 faults, whichever
-// provider made them:
+// NetdelayNodes: runs the faultline-netdelay daemon
+// (nemesis/programs/netdelay_main.cpp) on the nodes for the delay, kill-voter
+// and figure8 faults, whichever provider made them:
 //
 //   netns  the controller's binary, spawned inside the node's namespace
 //          (harness::Spawn), log <run dir>/netdelay-<node>.log; a `process`
@@ -36,8 +36,8 @@
 #include <vector>
 
 #include "harness/cluster/cluster.h"
-#include "harness/ledger/ledger.h"
 #include "harness/interfaces/result.h"
+#include "harness/ledger/ledger.h"
 
 namespace faultline::nemesis {
 

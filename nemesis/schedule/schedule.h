@@ -22,8 +22,8 @@
 #include <optional>
 #include <vector>
 
-#include "harness/interfaces/nemesis.h"
 #include "harness/config/spec.h"
+#include "harness/interfaces/nemesis.h"
 
 namespace faultline::nemesis {
 

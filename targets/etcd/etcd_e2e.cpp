@@ -21,8 +21,8 @@
 #include <thread>
 #include <vector>
 
-#include "harness/ledger/ledger.h"
 #include "harness/cluster/local_remote.h"
+#include "harness/ledger/ledger.h"
 #include "harness/process/process.h"
 #include "targets/etcd/etcd_target.h"
 

@@ -35,9 +35,9 @@
 #include <string>
 #include <vector>
 
-#include "harness/process/daemons.h"
 #include "harness/config/spec.h"
 #include "harness/interfaces/target.h"
+#include "harness/process/daemons.h"
 
 namespace faultline::targets::etcd {
 

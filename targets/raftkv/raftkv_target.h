@@ -36,9 +36,9 @@
 #include <vector>
 
 #include "harness/clock/clock.h"
-#include "harness/process/daemons.h"
 #include "harness/config/spec.h"
 #include "harness/interfaces/target.h"
+#include "harness/process/daemons.h"
 
 namespace faultline::targets::raftkv {
 
