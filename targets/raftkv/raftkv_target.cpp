@@ -7,7 +7,6 @@
 #include <thread>
 #include <utility>
 
-include "harness/cluster/upload.h"
 #include "harness/cluster/upload.h"
 #include "harness/process/process.h"
 #include "targets/raftkv/raftkv_client.h"
@@ -17,100 +16,101 @@ include "harness/cluster/upload.h"
 #define FAULTLINE_VERSION "0.1.0"  // keep in step with project() in CMake
 #endif
 
-    namespace faultline::targets::raftkv {
-  namespace {
+namespace faultline::targets::raftkv {
+namespace {
 
-  using Clock = std::chrono::steady_clock;
-  using harness::Fail;
-  using harness::Node;
-  using harness::NodeStatus;
-  using harness::Ok;
-  using harness::Result;
+using Clock = std::chrono::steady_clock;
+using harness::Fail;
+using harness::Node;
+using harness::NodeStatus;
+using harness::Ok;
+using harness::Result;
 
-  constexpr const char* kDaemon = "raftkv";
-  constexpr auto kStatusTimeout = std::chrono::milliseconds(500);
-  // raftkv answers pending requests -SHUTDOWN and exits at once on SIGTERM;
-  // the grace only covers an fsync in progress.
-  constexpr auto kTermGrace = std::chrono::milliseconds(2000);
-  constexpr auto kPollInterval = std::chrono::milliseconds(50);
+constexpr const char* kDaemon = "raftkv";
+constexpr auto kStatusTimeout = std::chrono::milliseconds(500);
+// raftkv answers pending requests -SHUTDOWN and exits at once on SIGTERM;
+// the grace only covers an fsync in progress.
+constexpr auto kTermGrace = std::chrono::milliseconds(2000);
+constexpr auto kPollInterval = std::chrono::milliseconds(50);
 
-  // The shortest text that reads back as `v` ("0.001", "0.2").
-  std::string ShortestNumber(double v) {
-    char buf[64];
-    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-    return ec == std::errc() ? std::string(buf, end) : "0";
+// The shortest text that reads back as `v` ("0.001", "0.2").
+std::string ShortestNumber(double v) {
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return ec == std::errc() ? std::string(buf, end) : "0";
+}
+
+std::string AbsolutePath(const std::string& path) {
+  if (path.empty() || path.front() == '/') return path;
+  std::error_code ec;
+  auto abs = std::filesystem::absolute(path, ec);
+  return ec ? path : abs.lexically_normal().string();
+}
+
+std::string NormalizeRole(const std::string& role) {
+  if (role == "leader" || role == "follower" || role == "candidate") {
+    return role;
   }
-
-  std::string AbsolutePath(const std::string& path) {
-    if (path.empty() || path.front() == '/') return path;
-    std::error_code ec;
-    auto abs = std::filesystem::absolute(path, ec);
-    return ec ? path : abs.lexically_normal().string();
+  if (role == "precandidate" || role == "pre-candidate" ||
+      role == "pre_candidate") {
+    return "candidate";
   }
+  return "";
+}
 
-  std::string NormalizeRole(const std::string& role) {
-    if (role == "leader" || role == "follower" || role == "candidate") {
-      return role;
-    }
-    if (role == "precandidate" || role == "pre-candidate" ||
-        role == "pre_candidate") {
-      return "candidate";
-    }
-    return "";
+long long ToInt(const std::string& s, long long fallback) {
+  try {
+    std::size_t used = 0;
+    long long v = std::stoll(s, &used);
+    return used == s.size() ? v : fallback;
+  } catch (...) {
+    return fallback;
   }
+}
 
-  long long ToInt(const std::string& s, long long fallback) {
-    try {
-      std::size_t used = 0;
-      long long v = std::stoll(s, &used);
-      return used == s.size() ? v : fallback;
-    } catch (...) {
-      return fallback;
-    }
+}  // namespace
+
+RaftkvTarget::RaftkvTarget(const harness::RaftkvSpec& spec,
+                           const harness::WorkloadSpec& workload,
+                           harness::Ledger* ledger, std::string work_dir,
+                           std::string binary)
+    : spec_(spec),
+      workload_(workload),
+      work_dir_(AbsolutePath(work_dir)),
+      binary_(binary.empty() ? spec.binary : std::move(binary)),
+      daemons_("raftkv", ledger) {}
+
+RaftkvTarget::~RaftkvTarget() = default;
+
+std::string RaftkvTarget::version() {
+  harness::CommandOptions options;
+  options.timeout = std::chrono::milliseconds(5000);
+  auto result = harness::RunCommand({binary_, "--version"}, options);
+  if (result.ok()) {
+    std::string line = result.out.substr(0, result.out.find('\n'));
+    if (line.rfind("raftkv ", 0) == 0) return line;
   }
+  return std::string("raftkv ") + FAULTLINE_VERSION;
+}
 
-  }  // namespace
+std::string RaftkvTarget::NodeDir(const Node& node) const {
+  return work_dir_ + "/" + node.name;
+}
 
-  RaftkvTarget::RaftkvTarget(
-      const harness::RaftkvSpec& spec, const harness::WorkloadSpec& workload,
-      harness::Ledger* ledger, std::string work_dir, std::string binary)
-      : spec_(spec),
-        workload_(workload),
-        work_dir_(AbsolutePath(work_dir)),
-        binary_(binary.empty() ? spec.binary : std::move(binary)),
-        daemons_("raftkv", ledger) {}
-
-  RaftkvTarget::~RaftkvTarget() = default;
-
-  std::string RaftkvTarget::version() {
-    harness::CommandOptions options;
-    options.timeout = std::chrono::milliseconds(5000);
-    auto result = harness::RunCommand({binary_, "--version"}, options);
-    if (result.ok()) {
-      std::string line = result.out.substr(0, result.out.find('\n'));
-      if (line.rfind("raftkv ", 0) == 0) return line;
-    }
-    return std::string("raftkv ") + FAULTLINE_VERSION;
+std::string RaftkvTarget::Peers(const std::vector<Node>& nodes) const {
+  std::string out;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    if (!out.empty()) out += ",";
+    out += std::to_string(i + 1) + "=" + nodes[i].ip + ":" +
+           std::to_string(kPeerPort) + "/" + std::to_string(kClientPort);
   }
+  return out;
+}
 
-  std::string RaftkvTarget::NodeDir(const Node& node) const {
-    return work_dir_ + "/" + node.name;
-  }
-
-  std::string RaftkvTarget::Peers(const std::vector<Node>& nodes) const {
-    std::string out;
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-      if (!out.empty()) out += ",";
-      out += std::to_string(i + 1) + "=" + nodes[i].ip + ":" +
-             std::to_string(kPeerPort) + "/" + std::to_string(kClientPort);
-    }
-    return out;
-  }
-
-  std::vector<std::string> RaftkvTarget::CommandLine(const Node& node) const {
-    const int index = daemons_.IndexOf(node.name);
-    const std::string dir = NodeDir(node);
-    // clang-format off
+std::vector<std::string> RaftkvTarget::CommandLine(const Node& node) const {
+  const int index = daemons_.IndexOf(node.name);
+  const std::string dir = NodeDir(node);
+  // clang-format off
   auto copy = node_binary_.find(node.name);
   std::vector<std::string> argv = {
       copy != node_binary_.end() ? copy->second : binary_,
@@ -125,178 +125,176 @@ include "harness/cluster/upload.h"
       "--lease-drift-bound", ShortestNumber(spec_.lease_drift_bound),
       "--snapshot-entries", std::to_string(spec_.snapshot_entries),
       "--unsafe", spec_.unsafe};
-    // clang-format on
-    if (!spec_.pre_vote) argv.push_back("--no-pre-vote");
-    if (!spec_.check_quorum) argv.push_back("--no-check-quorum");
-    argv.insert(argv.end(), spec_.extra_args.begin(), spec_.extra_args.end());
-    return argv;
-  }
+  // clang-format on
+  if (!spec_.pre_vote) argv.push_back("--no-pre-vote");
+  if (!spec_.check_quorum) argv.push_back("--no-check-quorum");
+  argv.insert(argv.end(), spec_.extra_args.begin(), spec_.extra_args.end());
+  return argv;
+}
 
-  harness::Status RaftkvTarget::Setup(harness::Cluster & cluster) {
-    if (work_dir_.empty() || work_dir_.front() != '/') {
-      return Fail("raftkv: work dir must be an absolute path, got '" +
-                  work_dir_ + "'");
+harness::Status RaftkvTarget::Setup(harness::Cluster& cluster) {
+  if (work_dir_.empty() || work_dir_.front() != '/') {
+    return Fail("raftkv: work dir must be an absolute path, got '" + work_dir_ +
+                "'");
+  }
+  const auto& nodes = cluster.nodes();
+  if (nodes.empty() || nodes.size() > 9) {
+    return Fail("raftkv: needs 1 to 9 nodes, got " +
+                std::to_string(nodes.size()));
+  }
+  if (auto reset = daemons_.Reset(nodes); !reset) return reset;
+  for (const Node& node : nodes) {
+    const std::string dir = NodeDir(node);
+    auto rm = node.remote->Run({"rm", "-rf", dir});
+    auto mk = node.remote->Run({"mkdir", "-p", dir + "/data"});
+    if (!rm.ok() || !mk.ok()) {
+      return Fail("raftkv: cannot prepare " + dir + " on " + node.name + ": " +
+                  rm.err + mk.err + rm.error + mk.error);
     }
-    const auto& nodes = cluster.nodes();
-    if (nodes.empty() || nodes.size() > 9) {
-      return Fail("raftkv: needs 1 to 9 nodes, got " +
-                  std::to_string(nodes.size()));
-    }
-    if (auto reset = daemons_.Reset(nodes); !reset) return reset;
-    for (const Node& node : nodes) {
-      const std::string dir = NodeDir(node);
-      auto rm = node.remote->Run({"rm", "-rf", dir});
-      auto mk = node.remote->Run({"mkdir", "-p", dir + "/data"});
-      if (!rm.ok() || !mk.ok()) {
-        return Fail("raftkv: cannot prepare " + dir + " on " + node.name +
-                    ": " + rm.err + mk.err + rm.error + mk.error);
-      }
-      const std::string kind = node.remote->Descriptor().kind;
-      if (kind != "ssh" && kind != "docker") continue;
-      // A host reached over SSH, or a container: run a copy of the
-      // controller's binary (the same build as the client talking to it).
-      const std::string copy = dir + "/raftkv";
-      if (auto up =
-              harness::UploadExecutable(*node.remote, node.name, binary_, copy);
-          !up)
-        return Fail("raftkv: " + up.error());
-      node_binary_[node.name] = copy;
-    }
-    return Ok();
+    const std::string kind = node.remote->Descriptor().kind;
+    if (kind != "ssh" && kind != "docker") continue;
+    // A host reached over SSH, or a container: run a copy of the
+    // controller's binary (the same build as the client talking to it).
+    const std::string copy = dir + "/raftkv";
+    if (auto up =
+            harness::UploadExecutable(*node.remote, node.name, binary_, copy);
+        !up)
+      return Fail("raftkv: " + up.error());
+    node_binary_[node.name] = copy;
   }
+  return Ok();
+}
 
-  harness::Status RaftkvTarget::Start(const Node& node) {
-    if (daemons_.Find(node.name) == nullptr) {
-      return Fail("raftkv: unknown node " + node.name);
-    }
-    auto env = ClockEnv(node);  // {} unless clock faults are on
-    if (!env.ok()) return Fail("raftkv: " + env.error());
-    return daemons_.Start(node, kDaemon, CommandLine(node),
-                          NodeDir(node) + "/raftkv.log", *env);
+harness::Status RaftkvTarget::Start(const Node& node) {
+  if (daemons_.Find(node.name) == nullptr) {
+    return Fail("raftkv: unknown node " + node.name);
   }
+  auto env = ClockEnv(node);  // {} unless clock faults are on
+  if (!env.ok()) return Fail("raftkv: " + env.error());
+  return daemons_.Start(node, kDaemon, CommandLine(node),
+                        NodeDir(node) + "/raftkv.log", *env);
+}
 
-  harness::Status RaftkvTarget::Kill(const Node& node) {
-    return daemons_.Kill(node, kDaemon);
-  }
+harness::Status RaftkvTarget::Kill(const Node& node) {
+  return daemons_.Kill(node, kDaemon);
+}
 
-  harness::Status RaftkvTarget::Pause(const Node& node) {
-    return daemons_.Pause(node, kDaemon);
-  }
+harness::Status RaftkvTarget::Pause(const Node& node) {
+  return daemons_.Pause(node, kDaemon);
+}
 
-  harness::Status RaftkvTarget::Resume(const Node& node) {
-    return daemons_.Resume(node, kDaemon);
-  }
+harness::Status RaftkvTarget::Resume(const Node& node) {
+  return daemons_.Resume(node, kDaemon);
+}
 
-  bool RaftkvTarget::Running(const Node& node) { return Pid(node) != 0; }
+bool RaftkvTarget::Running(const Node& node) { return Pid(node) != 0; }
 
-  pid_t RaftkvTarget::Pid(const Node& node) {
-    return daemons_.Pid(node, kDaemon);
-  }
+pid_t RaftkvTarget::Pid(const Node& node) {
+  return daemons_.Pid(node, kDaemon);
+}
 
-  std::string RaftkvTarget::IpOf(const Node& node) {
-    const Node* n = daemons_.Find(node.name);
-    return n == nullptr ? "" : n->ip;
-  }
+std::string RaftkvTarget::IpOf(const Node& node) {
+  const Node* n = daemons_.Find(node.name);
+  return n == nullptr ? "" : n->ip;
+}
 
-  std::string RaftkvTarget::NameOfId(long long id) {
-    const auto nodes = daemons_.nodes();
-    if (id < 1 || id > static_cast<long long>(nodes.size())) return "";
-    return nodes[static_cast<std::size_t>(id - 1)].name;
-  }
+std::string RaftkvTarget::NameOfId(long long id) {
+  const auto nodes = daemons_.nodes();
+  if (id < 1 || id > static_cast<long long>(nodes.size())) return "";
+  return nodes[static_cast<std::size_t>(id - 1)].name;
+}
 
-  NodeStatus RaftkvTarget::Inspect(const Node& node) {
-    NodeStatus status;
-    const std::string ip = IpOf(node);
-    if (ip.empty()) return status;
-    RespConn conn(ip, kClientPort);
-    CallResult r = conn.Call({"STATUS"}, Clock::now() + kStatusTimeout);
-    if (r.error != CallError::kNone ||
-        r.reply.kind != resp::Value::Kind::kBulk) {
-      return status;
-    }
-    const auto fields = ParseStatusFields(r.reply.str);
-    status.reachable = true;
-    status.role = NormalizeRole(StatusField(fields, "role"));
-    status.term = ToInt(StatusField(fields, "term"), -1);
-    status.leader = NameOfId(ToInt(StatusField(fields, "leader"), 0));
-    status.commit = ToInt(StatusField(fields, "commit"), -1);
-    status.last_index = ToInt(StatusField(fields, "last_index"), -1);
+NodeStatus RaftkvTarget::Inspect(const Node& node) {
+  NodeStatus status;
+  const std::string ip = IpOf(node);
+  if (ip.empty()) return status;
+  RespConn conn(ip, kClientPort);
+  CallResult r = conn.Call({"STATUS"}, Clock::now() + kStatusTimeout);
+  if (r.error != CallError::kNone || r.reply.kind != resp::Value::Kind::kBulk) {
     return status;
   }
+  const auto fields = ParseStatusFields(r.reply.str);
+  status.reachable = true;
+  status.role = NormalizeRole(StatusField(fields, "role"));
+  status.term = ToInt(StatusField(fields, "term"), -1);
+  status.leader = NameOfId(ToInt(StatusField(fields, "leader"), 0));
+  status.commit = ToInt(StatusField(fields, "commit"), -1);
+  status.last_index = ToInt(StatusField(fields, "last_index"), -1);
+  return status;
+}
 
-  harness::Status RaftkvTarget::AwaitHealthy(
-      std::chrono::milliseconds timeout) {
-    const auto deadline = Clock::now() + timeout;
-    const std::vector<Node> nodes = daemons_.RunningNodes(kDaemon);
-    if (nodes.empty()) return Fail("raftkv: no member is running");
-    std::string problem;
-    while (true) {
-      problem.clear();
-      std::string leader;
-      std::string leader_role;
-      for (const Node& node : nodes) {
-        NodeStatus s = Inspect(node);
-        if (!s.reachable) {
-          problem = node.name + " unreachable";
-        } else if (s.role.empty()) {
-          problem = node.name + " reports no role";
-        } else if (s.leader.empty()) {
-          problem = node.name + " knows no leader";
-        } else if (!leader.empty() && s.leader != leader) {
-          problem = "members disagree on the leader";
-        }
-        if (!problem.empty()) break;
-        leader = s.leader;
-        if (node.name == leader) leader_role = s.role;
+harness::Status RaftkvTarget::AwaitHealthy(std::chrono::milliseconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  const std::vector<Node> nodes = daemons_.RunningNodes(kDaemon);
+  if (nodes.empty()) return Fail("raftkv: no member is running");
+  std::string problem;
+  while (true) {
+    problem.clear();
+    std::string leader;
+    std::string leader_role;
+    for (const Node& node : nodes) {
+      NodeStatus s = Inspect(node);
+      if (!s.reachable) {
+        problem = node.name + " unreachable";
+      } else if (s.role.empty()) {
+        problem = node.name + " reports no role";
+      } else if (s.leader.empty()) {
+        problem = node.name + " knows no leader";
+      } else if (!leader.empty() && s.leader != leader) {
+        problem = "members disagree on the leader";
       }
-      if (problem.empty() && leader_role != "leader") {
-        // The named leader must be running and say so itself.
-        bool asked = false;
-        for (const Node& node : nodes) asked = asked || node.name == leader;
-        if (!asked) {
-          problem = "the leader " + leader + " is not running";
-        } else {
-          problem = leader + " does not report itself leader";
-        }
-      }
-      if (problem.empty()) return Ok();
-      if (Clock::now() + kPollInterval >= deadline) {
-        return Fail("raftkv: not healthy after " +
-                    std::to_string(timeout.count()) + " ms (" + problem + ")");
-      }
-      std::this_thread::sleep_for(kPollInterval);
+      if (!problem.empty()) break;
+      leader = s.leader;
+      if (node.name == leader) leader_role = s.role;
     }
+    if (problem.empty() && leader_role != "leader") {
+      // The named leader must be running and say so itself.
+      bool asked = false;
+      for (const Node& node : nodes) asked = asked || node.name == leader;
+      if (!asked) {
+        problem = "the leader " + leader + " is not running";
+      } else {
+        problem = leader + " does not report itself leader";
+      }
+    }
+    if (problem.empty()) return Ok();
+    if (Clock::now() + kPollInterval >= deadline) {
+      return Fail("raftkv: not healthy after " +
+                  std::to_string(timeout.count()) + " ms (" + problem + ")");
+    }
+    std::this_thread::sleep_for(kPollInterval);
   }
+}
 
-  harness::Status RaftkvTarget::Teardown(const std::string& log_dir) {
-    std::string problems;
-    if (auto stopped = daemons_.StopAll(kTermGrace); !stopped) {
-      problems += " " + stopped.error() + ";";
-    } else if (auto clock = TeardownClock(); !clock) {
-      problems += " " + clock.error() + ";";
-    }
-    problems += daemons_.CollectAndClean(
-        log_dir, [this](const Node& n) { return NodeDir(n); },
-        {{kDaemon, {"raftkv.log"}}}, {"data"});
-    if (!problems.empty()) return Fail("raftkv teardown:" + problems);
-    return Ok();
+harness::Status RaftkvTarget::Teardown(const std::string& log_dir) {
+  std::string problems;
+  if (auto stopped = daemons_.StopAll(kTermGrace); !stopped) {
+    problems += " " + stopped.error() + ";";
+  } else if (auto clock = TeardownClock(); !clock) {
+    problems += " " + clock.error() + ";";
   }
+  problems += daemons_.CollectAndClean(
+      log_dir, [this](const Node& n) { return NodeDir(n); },
+      {{kDaemon, {"raftkv.log"}}}, {"data"});
+  if (!problems.empty()) return Fail("raftkv teardown:" + problems);
+  return Ok();
+}
 
-  Result<std::unique_ptr<harness::Client>> RaftkvTarget::OpenClient(
-      const Node& node, const std::string& workload) {
-    if (workload != "register" && workload != "lock") {
-      return Fail("raftkv: no client for workload '" + workload +
-                  "' (supported: register, lock)");
-    }
-    const std::string ip = IpOf(node);
-    if (ip.empty()) return Fail("raftkv: unknown node " + node.name);
-    RaftkvClientOptions options;
-    options.host = ip;
-    options.port = kClientPort;
-    options.op_timeout_ms = workload_.op_timeout_ms;
-    options.lock_ttl_ms = workload_.ttl_ms;
-    return std::unique_ptr<harness::Client>(
-        std::make_unique<RaftkvClient>(std::move(options)));
+Result<std::unique_ptr<harness::Client>> RaftkvTarget::OpenClient(
+    const Node& node, const std::string& workload) {
+  if (workload != "register" && workload != "lock") {
+    return Fail("raftkv: no client for workload '" + workload +
+                "' (supported: register, lock)");
   }
+  const std::string ip = IpOf(node);
+  if (ip.empty()) return Fail("raftkv: unknown node " + node.name);
+  RaftkvClientOptions options;
+  options.host = ip;
+  options.port = kClientPort;
+  options.op_timeout_ms = workload_.op_timeout_ms;
+  options.lock_ttl_ms = workload_.ttl_ms;
+  return std::unique_ptr<harness::Client>(
+      std::make_unique<RaftkvClient>(std::move(options)));
+}
 
 }  // namespace faultline::targets::raftkv
