@@ -9,7 +9,6 @@
 #include <sstream>
 #include <thread>
 
-include "harness/cluster/upload.h"
 #include "harness/cluster/netns.h"
 #include "harness/cluster/remote_factory.h"
 #include "harness/cluster/upload.h"
