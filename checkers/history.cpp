@@ -1,4 +1,4 @@
-// Event helpers and the JSONL writer side of shared/spec/history.md.
+// Event helpers and the JSONL writer side of docs/history-format.md.
 #include "checkers/history.h"
 
 #include <charconv>

@@ -1,4 +1,4 @@
-// History events and histories, as specified in shared/spec/history.md.
+// History events and histories, as specified in docs/history-format.md.
 // This header is the in-memory form of history.jsonl: the runner builds
 // Events and writes them with ToJsonLine; checkers read them with
 // ParseHistory (checkers/history_io.h).

@@ -1,5 +1,5 @@
 // Reading histories: the strict JSONL reader for history.jsonl (the format
-// in shared/spec/history.md), readers for Jepsen's history.edn and
+// in docs/history-format.md), readers for Jepsen's history.edn and
 // Porcupine's logs, and the well-formedness check every checker relies on.
 // Pure: callers read the file and pass its text.
 #pragma once

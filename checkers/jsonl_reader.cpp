@@ -1,4 +1,4 @@
-// The strict history.jsonl reader (shared/spec/history.md).
+// The strict history.jsonl reader (docs/history-format.md).
 //
 // Decisions beyond the spec (also in docs/history-formats.md):
 // - Lines end with "\n"; a "\r" before it is dropped (CRLF files read fine).
@@ -368,7 +368,7 @@ bool EventParser::Parse(Event& e, LineError& err) {
   if (p_.peek() != '{') {
     return Fail(err, p_.pos(),
                 "each line must be one JSON object (an event, starting with "
-                "'{'); see shared/spec/history.md");
+                "'{'); see docs/history-format.md");
   }
   p_.set_pos(p_.pos() + 1);
   unsigned seen = 0;

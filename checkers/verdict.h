@@ -12,7 +12,7 @@ enum class Validity { kValid, kInvalid, kUnknown };
 
 std::string_view ToString(Validity v);  // "valid", "invalid", "unknown"
 
-// Exit code per shared/spec/history.md: 0 valid, 1 invalid, 2 unknown.
+// Exit code per docs/history-format.md: 0 valid, 1 invalid, 2 unknown.
 int ExitCode(Validity v);
 
 struct Verdict {

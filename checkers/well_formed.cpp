@@ -1,4 +1,4 @@
-// CheckWellFormed: the structural rules of shared/spec/history.md that every
+// CheckWellFormed: the structural rules of docs/history-format.md that every
 // checker relies on, plus per-model value shapes.
 //
 // Rules, in the order they are checked for each event (line = position + 1):

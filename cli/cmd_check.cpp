@@ -143,7 +143,7 @@ void AddCheckCommand(CLI::App& root, int& exit_code) {
   cmd->add_flag("--witness", o->witness,
                 "On valid, print a linearization order per key");
   cmd->footer(
-      "The history format is shared/spec/history.md (JSON Lines). Malformed "
+      "The history format is docs/history-format.md (JSON Lines). Malformed "
       "input is\nreported with its line and column and exits 254.\n\n"
       "Exit code: 0 valid, 1 invalid, 2 unknown (time or memory bound hit), "
       "254 bad input.\n\nExamples:\n"

@@ -1,6 +1,6 @@
 // Client: one logical process's connection to the system under test.
 // Operations use the history vocabulary (f, key, value; see
-// shared/spec/history.md), so workloads stay independent of targets.
+// docs/history-format.md), so workloads stay independent of targets.
 #pragma once
 
 #include <string>

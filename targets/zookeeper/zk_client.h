@@ -2,7 +2,7 @@
 // session (ZkSession) to its node, made on first use, and bounds every
 // operation by op_timeout_ms in total.
 //
-// ZkRegisterClient (shared/spec/history.md, cas-register): key k is the
+// ZkRegisterClient (docs/history-format.md, cas-register): key k is the
 // znode /faultline/registers/<k>, whose data is the value as JSON text.
 //   read   getData on the own node; ZNONODE -> ok null. With sync_reads a
 //          `sync` comes first: the node catches up with the leader, so the
