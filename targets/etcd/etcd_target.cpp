@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <system_error>
-#include <thread>
 #include <utility>
 
 #include "harness/process/process.h"
@@ -63,11 +62,11 @@ std::string AbsolutePath(const std::string& path) {
 EtcdTarget::EtcdTarget(const harness::EtcdSpec& spec,
                        const harness::WorkloadSpec& workload,
                        harness::Ledger* ledger, std::string work_dir)
-    : spec_(spec),
+    : DaemonTarget("etcd", kDaemon, ledger),
+      spec_(spec),
       workload_(workload),
       work_dir_(AbsolutePath(work_dir)),
-      token_("faultline-" + HashHex(work_dir_)),
-      daemons_("etcd", ledger) {}
+      token_("faultline-" + HashHex(work_dir_)) {}
 
 EtcdTarget::~EtcdTarget() = default;
 
@@ -150,22 +149,6 @@ harness::Status EtcdTarget::Start(const Node& node) {
                         NodeDir(node) + "/etcd.log");
 }
 
-harness::Status EtcdTarget::Kill(const Node& node) {
-  return daemons_.Kill(node, kDaemon);
-}
-
-harness::Status EtcdTarget::Pause(const Node& node) {
-  return daemons_.Pause(node, kDaemon);
-}
-
-harness::Status EtcdTarget::Resume(const Node& node) {
-  return daemons_.Resume(node, kDaemon);
-}
-
-bool EtcdTarget::Running(const Node& node) { return Pid(node) != 0; }
-
-pid_t EtcdTarget::Pid(const Node& node) { return daemons_.Pid(node, kDaemon); }
-
 std::string EtcdTarget::IpOf(const Node& node) const {
   const Node* n = daemons_.Find(node.name);
   return n == nullptr ? "" : n->ip;
@@ -227,12 +210,11 @@ harness::Status EtcdTarget::AwaitHealthy(std::chrono::milliseconds timeout) {
   const std::vector<Node> nodes = daemons_.RunningNodes(kDaemon);
   if (nodes.empty()) return Fail("etcd: no member is running");
   HttpSession http;
-  std::string problem;
-  while (true) {
+  return PollUntilHealthy(deadline, timeout, kPollInterval, [&] {
     // 1. Every member names the same leader. Status answers at once even
     //    without a leader, whereas /health then blocks for its own timeout.
     std::string leader;
-    problem.clear();
+    std::string problem;
     for (const Node& node : nodes) {
       NodeStatus s = Inspect(node);
       if (!s.reachable) {
@@ -259,26 +241,15 @@ harness::Status EtcdTarget::AwaitHealthy(std::chrono::milliseconds timeout) {
       }
       if (!healthy) problem = nodes[i].name + " not healthy";
     }
-    if (problem.empty()) return Ok();
-    if (Clock::now() + kPollInterval >= deadline) {
-      return Fail("etcd: not healthy after " + std::to_string(timeout.count()) +
-                  " ms (" + problem + ")");
-    }
-    std::this_thread::sleep_for(kPollInterval);
-  }
+    return problem;
+  });
 }
 
 harness::Status EtcdTarget::Teardown(const std::string& log_dir) {
-  std::string problems;
   // etcd can hang in "leadership transfer" after SIGTERM: StopAll escalates.
-  if (auto stopped = daemons_.StopAll(kTermGrace); !stopped) {
-    problems += " " + stopped.error() + ";";
-  }
-  problems += daemons_.CollectAndClean(
-      log_dir, [this](const Node& n) { return NodeDir(n); },
-      {{kDaemon, {"etcd.log"}}}, {"data"});
-  if (!problems.empty()) return Fail("etcd teardown:" + problems);
-  return Ok();
+  return StopAndCollect(kTermGrace, nullptr, log_dir,
+                        [this](const Node& n) { return NodeDir(n); },
+                        {{kDaemon, {"etcd.log"}}}, {"data"});
 }
 
 Result<std::unique_ptr<harness::Client>> EtcdTarget::OpenClient(

@@ -25,8 +25,6 @@
 // is under a mutex, HTTP calls are made outside it.
 #pragma once
 
-#include <sys/types.h>
-
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -37,11 +35,13 @@
 
 #include "harness/config/spec.h"
 #include "harness/interfaces/target.h"
-#include "harness/process/daemons.h"
+#include "harness/process/daemon_target.h"
 
 namespace faultline::targets::etcd {
 
-class EtcdTarget : public harness::Target {
+// Kill, Pause, Resume, Running and Pid (harness::DaemonTarget) act on the
+// "etcd" daemon, one per node.
+class EtcdTarget : public harness::DaemonTarget {
  public:
   // `ledger` may be nullptr (no crash recovery of paused members).
   // `work_dir` is the directory on the nodes for data and logs (a relative
@@ -67,13 +67,6 @@ class EtcdTarget : public harness::Target {
   // {"health":"true"} (which etcd only does with a leader) and their status
   // agrees on one leader. Error on timeout, naming the members not healthy.
   harness::Status AwaitHealthy(std::chrono::milliseconds timeout) override;
-  // SIGKILL and reap. A paused member's ledger `stop` entry is marked healed.
-  harness::Status Kill(const harness::Node& node) override;
-  // SIGSTOP the etcd pid; a ledger `stop` entry is recorded first.
-  harness::Status Pause(const harness::Node& node) override;
-  // SIGCONT; the ledger entry is marked healed afterwards.
-  harness::Status Resume(const harness::Node& node) override;
-  bool Running(const harness::Node& node) override;
   harness::NodeStatus Inspect(const harness::Node& node) override;
   // SIGTERM to all members, ~3 s bounded wait, then SIGKILL; copies each
   // node's etcd.log to <log_dir>/<node>/etcd.log; deletes the data dirs.
@@ -83,10 +76,6 @@ class EtcdTarget : public harness::Target {
   // Workload "register" only.
   harness::Result<std::unique_ptr<harness::Client>> OpenClient(
       const harness::Node& node, const std::string& workload) override;
-
-  // The pid of the member on `node`, 0 when it is not running (for tests and
-  // for reporting).
-  pid_t Pid(const harness::Node& node);
 
   // The argv Start uses for `node` (exposed for tests and docs).
   std::vector<std::string> CommandLine(const harness::Node& node) const;
@@ -103,7 +92,6 @@ class EtcdTarget : public harness::Target {
   harness::WorkloadSpec workload_;
   std::string work_dir_;
   std::string token_;
-  harness::Daemons daemons_;  // one "etcd" daemon per node
 
   std::mutex mu_;                                    // guards id_to_name_
   std::map<std::uint64_t, std::string> id_to_name_;  // member id -> node name

@@ -4,7 +4,6 @@
 #include <charconv>
 #include <filesystem>
 #include <system_error>
-#include <thread>
 #include <utility>
 
 #include "harness/cluster/upload.h"
@@ -74,11 +73,11 @@ RaftkvTarget::RaftkvTarget(const harness::RaftkvSpec& spec,
                            const harness::WorkloadSpec& workload,
                            harness::Ledger* ledger, std::string work_dir,
                            std::string binary)
-    : spec_(spec),
+    : DaemonTarget("raftkv", kDaemon, ledger),
+      spec_(spec),
       workload_(workload),
       work_dir_(AbsolutePath(work_dir)),
-      binary_(binary.empty() ? spec.binary : std::move(binary)),
-      daemons_("raftkv", ledger) {}
+      binary_(binary.empty() ? spec.binary : std::move(binary)) {}
 
 RaftkvTarget::~RaftkvTarget() = default;
 
@@ -175,24 +174,6 @@ harness::Status RaftkvTarget::Start(const Node& node) {
                         NodeDir(node) + "/raftkv.log", *env);
 }
 
-harness::Status RaftkvTarget::Kill(const Node& node) {
-  return daemons_.Kill(node, kDaemon);
-}
-
-harness::Status RaftkvTarget::Pause(const Node& node) {
-  return daemons_.Pause(node, kDaemon);
-}
-
-harness::Status RaftkvTarget::Resume(const Node& node) {
-  return daemons_.Resume(node, kDaemon);
-}
-
-bool RaftkvTarget::Running(const Node& node) { return Pid(node) != 0; }
-
-pid_t RaftkvTarget::Pid(const Node& node) {
-  return daemons_.Pid(node, kDaemon);
-}
-
 std::string RaftkvTarget::IpOf(const Node& node) {
   const Node* n = daemons_.Find(node.name);
   return n == nullptr ? "" : n->ip;
@@ -227,9 +208,8 @@ harness::Status RaftkvTarget::AwaitHealthy(std::chrono::milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;
   const std::vector<Node> nodes = daemons_.RunningNodes(kDaemon);
   if (nodes.empty()) return Fail("raftkv: no member is running");
-  std::string problem;
-  while (true) {
-    problem.clear();
+  return PollUntilHealthy(deadline, timeout, kPollInterval, [&] {
+    std::string problem;
     std::string leader;
     std::string leader_role;
     for (const Node& node : nodes) {
@@ -257,27 +237,15 @@ harness::Status RaftkvTarget::AwaitHealthy(std::chrono::milliseconds timeout) {
         problem = leader + " does not report itself leader";
       }
     }
-    if (problem.empty()) return Ok();
-    if (Clock::now() + kPollInterval >= deadline) {
-      return Fail("raftkv: not healthy after " +
-                  std::to_string(timeout.count()) + " ms (" + problem + ")");
-    }
-    std::this_thread::sleep_for(kPollInterval);
-  }
+    return problem;
+  });
 }
 
 harness::Status RaftkvTarget::Teardown(const std::string& log_dir) {
-  std::string problems;
-  if (auto stopped = daemons_.StopAll(kTermGrace); !stopped) {
-    problems += " " + stopped.error() + ";";
-  } else if (auto clock = TeardownClock(); !clock) {
-    problems += " " + clock.error() + ";";
-  }
-  problems += daemons_.CollectAndClean(
-      log_dir, [this](const Node& n) { return NodeDir(n); },
-      {{kDaemon, {"raftkv.log"}}}, {"data"});
-  if (!problems.empty()) return Fail("raftkv teardown:" + problems);
-  return Ok();
+  return StopAndCollect(
+      kTermGrace, [this] { return TeardownClock(); }, log_dir,
+      [this](const Node& n) { return NodeDir(n); }, {{kDaemon, {"raftkv.log"}}},
+      {"data"});
 }
 
 Result<std::unique_ptr<harness::Client>> RaftkvTarget::OpenClient(

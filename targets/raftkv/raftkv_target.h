@@ -27,8 +27,6 @@
 // is under a mutex, network calls are made outside it.
 #pragma once
 
-#include <sys/types.h>
-
 #include <chrono>
 #include <map>
 #include <memory>
@@ -38,7 +36,7 @@
 #include "harness/clock/clock.h"
 #include "harness/config/spec.h"
 #include "harness/interfaces/target.h"
-#include "harness/process/daemons.h"
+#include "harness/process/daemon_target.h"
 
 namespace faultline::targets::raftkv {
 
@@ -47,7 +45,10 @@ constexpr int kClientPort = 6379;
 
 // ClockSkewable: with clock faults, every member runs under libfaketime
 // (harness/clock/clock.h); raftkv reads time through libc, so it is affected.
-class RaftkvTarget : public harness::Target, public harness::ClockSkewable {
+// Kill, Pause, Resume, Running and Pid (harness::DaemonTarget) act on the
+// "raftkv" daemon, one per node; member id = node index + 1.
+class RaftkvTarget : public harness::DaemonTarget,
+                     public harness::ClockSkewable {
  public:
   // `binary` is the raftkv executable to run (FindTargetBinary's answer);
   // "" means spec.binary as given. `ledger` may be nullptr. `work_dir` is
@@ -73,10 +74,6 @@ class RaftkvTarget : public harness::Target, public harness::ClockSkewable {
   // same leader, and that leader reports itself leader. Error on timeout,
   // naming what was missing.
   harness::Status AwaitHealthy(std::chrono::milliseconds timeout) override;
-  harness::Status Kill(const harness::Node& node) override;    // SIGKILL
-  harness::Status Pause(const harness::Node& node) override;   // SIGSTOP
-  harness::Status Resume(const harness::Node& node) override;  // SIGCONT
-  bool Running(const harness::Node& node) override;
   harness::NodeStatus Inspect(const harness::Node& node) override;
   // SIGTERM to every member (paused ones are resumed first), a bounded
   // grace, then SIGKILL; copies raftkv.log to <log_dir>/<node>/raftkv.log;
@@ -87,8 +84,6 @@ class RaftkvTarget : public harness::Target, public harness::ClockSkewable {
   harness::Result<std::unique_ptr<harness::Client>> OpenClient(
       const harness::Node& node, const std::string& workload) override;
 
-  // The pid of the member on `node`, 0 when it is not running.
-  pid_t Pid(const harness::Node& node);
   // The argv Start uses for `node` (for tests and docs). Valid after Setup.
   std::vector<std::string> CommandLine(const harness::Node& node) const;
 
@@ -105,8 +100,6 @@ class RaftkvTarget : public harness::Target, public harness::ClockSkewable {
   // SSH nodes run a copy of binary_ uploaded by Setup to
   // <node dir>/raftkv; by node name.
   std::map<std::string, std::string> node_binary_;
-  harness::Daemons daemons_;  // one "raftkv" daemon per node; member id =
-                              // node index + 1
 };
 
 }  // namespace faultline::targets::raftkv

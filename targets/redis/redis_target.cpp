@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <fstream>
 #include <system_error>
-#include <thread>
 #include <utility>
 
 #include "harness/process/find_program.h"
@@ -77,11 +76,11 @@ RedisTarget::RedisTarget(const harness::RedisSpec& spec,
                          const harness::WorkloadSpec& workload,
                          harness::Ledger* ledger, const std::string& work_dir,
                          const std::string& binary)
-    : spec_(spec),
+    : DaemonTarget("redis", kRedis, ledger),
+      spec_(spec),
       workload_(workload),
       work_dir_(AbsolutePath(work_dir)),
-      binary_(binary.empty() ? spec.binary : binary),
-      daemons_("redis", ledger) {
+      binary_(binary.empty() ? spec.binary : binary) {
   sentinel_binary_ = spec.sentinel_binary;
   if (sentinel_binary_.find('/') == std::string::npos) {
     std::string found = harness::FindSystemTool(sentinel_binary_);
@@ -180,19 +179,6 @@ harness::Status RedisTarget::Start(const Node& node) {
                         dir + "/sentinel.log", *env);
 }
 
-harness::Status RedisTarget::Kill(const Node& node) {
-  return daemons_.Kill(node, kRedis);
-}
-harness::Status RedisTarget::Pause(const Node& node) {
-  return daemons_.Pause(node, kRedis);
-}
-harness::Status RedisTarget::Resume(const Node& node) {
-  return daemons_.Resume(node, kRedis);
-}
-bool RedisTarget::Running(const Node& node) {
-  return daemons_.Running(node, kRedis);
-}
-
 NodeStatus RedisTarget::Inspect(const Node& node) {
   NodeStatus status;
   const Node* n = daemons_.Find(node.name);
@@ -271,32 +257,17 @@ std::string RedisTarget::HealthProblem() {
 }
 
 harness::Status RedisTarget::AwaitHealthy(std::chrono::milliseconds timeout) {
-  const auto deadline = Clock::now() + timeout;
-  while (true) {
-    std::string problem = HealthProblem();
-    if (problem.empty()) return Ok();
-    if (Clock::now() + kPollInterval >= deadline) {
-      return Fail("redis: not healthy after " +
-                  std::to_string(timeout.count()) + " ms (" + problem + ")");
-    }
-    std::this_thread::sleep_for(kPollInterval);
-  }
+  return PollUntilHealthy(timeout, kPollInterval,
+                          [this] { return HealthProblem(); });
 }
 
 harness::Status RedisTarget::Teardown(const std::string& log_dir) {
-  std::string problems;
-  if (auto stopped = daemons_.StopAll(kTermGrace); !stopped) {
-    problems += " " + stopped.error() + ";";
-  } else if (auto clock = TeardownClock(); !clock) {
-    problems += " " + clock.error() + ";";
-  }
-  problems += daemons_.CollectAndClean(
-      log_dir, [this](const Node& n) { return NodeDir(n); },
+  return StopAndCollect(
+      kTermGrace, [this] { return TeardownClock(); }, log_dir,
+      [this](const Node& n) { return NodeDir(n); },
       {{kRedis, {"redis.log", "redis.conf"}},
        {kSentinel, {"sentinel.log", "sentinel.conf"}}},
       {"dump.rdb", "appendonlydir"});
-  if (!problems.empty()) return Fail("redis teardown:" + problems);
-  return Ok();
 }
 
 Result<std::unique_ptr<harness::Client>> RedisTarget::OpenClient(

@@ -35,7 +35,7 @@
 #include "harness/clock/clock.h"
 #include "harness/config/spec.h"
 #include "harness/interfaces/target.h"
-#include "harness/process/daemons.h"
+#include "harness/process/daemon_target.h"
 
 namespace faultline::targets::redis {
 
@@ -43,7 +43,10 @@ namespace faultline::targets::redis {
 // libfaketime with the node's clock, and with libfaultline-faketime-shim.so
 // (targets/redis/faketime_shim.c, found by harness::FindFaketimeShim)
 // preloaded first, without which redis-server hangs at start.
-class RedisTarget : public harness::Target, public harness::ClockSkewable {
+// Kill, Pause, Resume, Running and Pid (harness::DaemonTarget) act on the
+// "redis" daemon (redis-server), not on "sentinel".
+class RedisTarget : public harness::DaemonTarget,
+                    public harness::ClockSkewable {
  public:
   // `binary`: the redis-server executable (FindTargetBinary's answer); ""
   // means spec.binary. The sentinel executable is spec.sentinel_binary,
@@ -67,10 +70,6 @@ class RedisTarget : public harness::Target, public harness::ClockSkewable {
   // says ROLE master and has every other running redis-server as an online
   // replica (INFO replication). Error on timeout, naming what is missing.
   harness::Status AwaitHealthy(std::chrono::milliseconds timeout) override;
-  harness::Status Kill(const harness::Node& node) override;
-  harness::Status Pause(const harness::Node& node) override;
-  harness::Status Resume(const harness::Node& node) override;
-  bool Running(const harness::Node& node) override;
   harness::NodeStatus Inspect(const harness::Node& node) override;
   // Stops both daemons everywhere (bounded), copies the logs and the
   // (rewritten) config files to <log_dir>/<node>/, deletes the data files.
@@ -97,7 +96,6 @@ class RedisTarget : public harness::Target, public harness::ClockSkewable {
   std::string work_dir_;
   std::string binary_;
   std::string sentinel_binary_;
-  harness::Daemons daemons_;
 };
 
 }  // namespace faultline::targets::redis

@@ -10,7 +10,6 @@
 #include <filesystem>
 #include <optional>
 #include <system_error>
-#include <thread>
 #include <utility>
 
 #include "harness/process/process.h"
@@ -99,11 +98,11 @@ ZookeeperTarget::ZookeeperTarget(const harness::ZookeeperSpec& spec,
                                  harness::Ledger* ledger,
                                  const std::string& work_dir,
                                  const std::string& java)
-    : spec_(spec),
+    : DaemonTarget("zookeeper", kDaemon, ledger),
+      spec_(spec),
       workload_(workload),
       work_dir_(AbsolutePath(work_dir)),
-      java_(java.empty() ? spec.java : java),
-      daemons_("zookeeper", ledger) {}
+      java_(java.empty() ? spec.java : java) {}
 
 ZookeeperTarget::~ZookeeperTarget() = default;
 
@@ -182,22 +181,6 @@ harness::Status ZookeeperTarget::Start(const Node& node) {
                         NodeDir(node) + "/zookeeper.log", *env);
 }
 
-harness::Status ZookeeperTarget::Kill(const Node& node) {
-  return daemons_.Kill(node, kDaemon);
-}
-
-harness::Status ZookeeperTarget::Pause(const Node& node) {
-  return daemons_.Pause(node, kDaemon);
-}
-
-harness::Status ZookeeperTarget::Resume(const Node& node) {
-  return daemons_.Resume(node, kDaemon);
-}
-
-bool ZookeeperTarget::Running(const Node& node) {
-  return daemons_.Running(node, kDaemon);
-}
-
 NodeStatus ZookeeperTarget::Inspect(const Node& node) {
   NodeStatus status;
   const Node* n = daemons_.Find(node.name);
@@ -224,11 +207,9 @@ NodeStatus ZookeeperTarget::Inspect(const Node& node) {
 
 harness::Status ZookeeperTarget::AwaitHealthy(
     std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  std::string problem;
-  while (true) {
+  return PollUntilHealthy(timeout, kPollInterval, [&]() -> Result<std::string> {
     const std::vector<Node> nodes = daemons_.RunningNodes(kDaemon);
-    problem.clear();
+    std::string problem;
     int leaders = 0;
     if (nodes.empty()) return Fail("zookeeper: no server is running");
     for (const Node& node : nodes) {
@@ -244,24 +225,14 @@ harness::Status ZookeeperTarget::AwaitHealthy(
     if (problem.empty() && leaders != 1) {
       problem = std::to_string(leaders) + " servers say they lead";
     }
-    if (problem.empty()) return Ok();
-    if (std::chrono::steady_clock::now() + kPollInterval >= deadline) {
-      return Fail("zookeeper: not healthy after " +
-                  std::to_string(timeout.count()) + " ms (" + problem + ")");
-    }
-    std::this_thread::sleep_for(kPollInterval);
-  }
+    return problem;
+  });
 }
 
 harness::Status ZookeeperTarget::Teardown(const std::string& log_dir) {
-  std::string problems;
-  if (auto stopped = daemons_.StopAll(kTermGrace); !stopped) {
-    problems += " " + stopped.error() + ";";
-  } else if (auto clock = TeardownClock(); !clock) {
-    problems += " " + clock.error() + ";";
-  }
-  problems += daemons_.CollectAndClean(
-      log_dir, [this](const Node& n) { return NodeDir(n); },
+  harness::Status stopped = StopAndCollect(
+      kTermGrace, [this] { return TeardownClock(); }, log_dir,
+      [this](const Node& n) { return NodeDir(n); },
       {{kDaemon, {"zookeeper.log"}}}, {"data"});
   const std::string client_log = work_dir_ + "/zk-client.log";
   std::error_code ec;
@@ -271,8 +242,7 @@ harness::Status ZookeeperTarget::Teardown(const std::string& log_dir) {
         client_log, log_dir + "/zk-client.log",
         std::filesystem::copy_options::overwrite_existing, ec);
   }
-  if (!problems.empty()) return Fail("zookeeper teardown:" + problems);
-  return Ok();
+  return stopped;
 }
 
 Result<std::unique_ptr<harness::Client>> ZookeeperTarget::OpenClient(

@@ -38,13 +38,16 @@
 #include "harness/clock/clock.h"
 #include "harness/config/spec.h"
 #include "harness/interfaces/target.h"
-#include "harness/process/daemons.h"
+#include "harness/process/daemon_target.h"
 
 namespace faultline::targets::zookeeper {
 
 // ClockSkewable: with clock faults, the JVM runs under libfaketime with the
 // node's clock (the JVM reads time through libc, so libfaketime moves it).
-class ZookeeperTarget : public harness::Target, public harness::ClockSkewable {
+// Kill, Pause, Resume, Running and Pid (harness::DaemonTarget) act on the
+// "zookeeper" daemon, one per node.
+class ZookeeperTarget : public harness::DaemonTarget,
+                        public harness::ClockSkewable {
  public:
   // `java` is the java executable to run (FindTargetBinary's answer); ""
   // means spec.java as given. `ledger` may be nullptr. `work_dir` is made
@@ -65,10 +68,6 @@ class ZookeeperTarget : public harness::Target, public harness::ClockSkewable {
   // Every running node answers srvr with a mode, and exactly one of them
   // is the leader (or the one node is standalone).
   harness::Status AwaitHealthy(std::chrono::milliseconds timeout) override;
-  harness::Status Kill(const harness::Node& node) override;
-  harness::Status Pause(const harness::Node& node) override;
-  harness::Status Resume(const harness::Node& node) override;
-  bool Running(const harness::Node& node) override;
   harness::NodeStatus Inspect(const harness::Node& node) override;
   // Stops every server (SIGTERM, grace, SIGKILL), copies zookeeper.log to
   // <log_dir>/<node>/ and zk-client.log to <log_dir>/, removes the data.
@@ -91,7 +90,6 @@ class ZookeeperTarget : public harness::Target, public harness::ClockSkewable {
   harness::WorkloadSpec workload_;
   std::string work_dir_;
   std::string java_;
-  harness::Daemons daemons_;  // one "zookeeper" daemon per node
 };
 
 }  // namespace faultline::targets::zookeeper
