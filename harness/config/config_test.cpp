@@ -33,8 +33,8 @@ std::string SourceDir() { return FAULTLINE_SOURCE_DIR; }
 }  // namespace
 
 TEST_CASE("minimal config gets defaults and a random seed", "[config]") {
-  LoadResult r =
-      LoadConfigFile(SourceDir() + "/harness/testdata/config/minimal.yaml");
+  LoadResult r = LoadConfigFile(SourceDir() +
+                                "/harness/config/testdata/config/minimal.yaml");
   INFO(r.FormatErrors());
   REQUIRE(r.ok());
   const TestSpec& s = *r.spec;
@@ -427,8 +427,8 @@ TEST_CASE("mix weights and fault timing", "[config]") {
 }
 
 TEST_CASE("all independent mistakes are reported", "[config]") {
-  LoadResult r =
-      LoadConfigFile(SourceDir() + "/harness/testdata/config/many-errors.yaml");
+  LoadResult r = LoadConfigFile(
+      SourceDir() + "/harness/config/testdata/config/many-errors.yaml");
   INFO(r.FormatErrors());
   REQUIRE(r.errors.size() == 3 + 1);
   CHECK(r.errors[0].line == 5);   // nodse
