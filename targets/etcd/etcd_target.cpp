@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
-#include <filesystem>
-#include <system_error>
 #include <utility>
 
 #include "harness/process/process.h"
@@ -47,26 +45,15 @@ std::string ClientUrl(const std::string& ip) {
 }
 std::string PeerUrl(const std::string& ip) { return "http://" + ip + ":2380"; }
 
-// The work dir as an absolute path (resolved on the controller, which shares
-// its file system with local and netns nodes); "" stays "" (Setup rejects
-// it).
-std::string AbsolutePath(const std::string& path) {
-  if (path.empty() || path.front() == '/') return path;
-  std::error_code ec;
-  auto abs = std::filesystem::absolute(path, ec);
-  return ec ? path : abs.lexically_normal().string();
-}
-
 }  // namespace
 
 EtcdTarget::EtcdTarget(const harness::EtcdSpec& spec,
                        const harness::WorkloadSpec& workload,
                        harness::Ledger* ledger, std::string work_dir)
-    : DaemonTarget("etcd", kDaemon, ledger),
+    : DaemonTarget("etcd", kDaemon, ledger, work_dir),
       spec_(spec),
       workload_(workload),
-      work_dir_(AbsolutePath(work_dir)),
-      token_("faultline-" + HashHex(work_dir_)) {}
+      token_("faultline-" + HashHex(this->work_dir())) {}
 
 EtcdTarget::~EtcdTarget() = default;
 
@@ -79,10 +66,6 @@ std::string EtcdTarget::version() {
   const std::string marker = "etcd Version: ";
   if (line.rfind(marker, 0) == 0) return "etcd " + line.substr(marker.size());
   return line.empty() ? "etcd (unknown version)" : line;
-}
-
-std::string EtcdTarget::NodeDir(const Node& node) const {
-  return work_dir_ + "/" + node.name;
 }
 
 std::string EtcdTarget::InitialCluster() const {
@@ -119,11 +102,7 @@ std::vector<std::string> EtcdTarget::CommandLine(const Node& node) const {
 }
 
 harness::Status EtcdTarget::Setup(harness::Cluster& cluster) {
-  if (work_dir_.empty() || work_dir_.front() != '/') {
-    return Fail("etcd: work dir must be an absolute path, got '" + work_dir_ +
-                "'");
-  }
-  if (auto reset = daemons_.Reset(cluster.nodes()); !reset) return reset;
+  if (auto reset = ResetNodes(cluster.nodes(), 0); !reset) return reset;
   {
     std::lock_guard<std::mutex> lock(mu_);
     id_to_name_.clear();
@@ -247,9 +226,8 @@ harness::Status EtcdTarget::AwaitHealthy(std::chrono::milliseconds timeout) {
 
 harness::Status EtcdTarget::Teardown(const std::string& log_dir) {
   // etcd can hang in "leadership transfer" after SIGTERM: StopAll escalates.
-  return StopAndCollect(kTermGrace, nullptr, log_dir,
-                        [this](const Node& n) { return NodeDir(n); },
-                        {{kDaemon, {"etcd.log"}}}, {"data"});
+  return StopAndCollect(kTermGrace, nullptr, log_dir, {{kDaemon, {"etcd.log"}}},
+                        {"data"});
 }
 
 Result<std::unique_ptr<harness::Client>> EtcdTarget::OpenClient(

@@ -39,7 +39,7 @@
 
 namespace faultline::targets::etcd {
 
-// Kill, Pause, Resume, Running and Pid (harness::DaemonTarget) act on the
+// name, Kill, Pause, Resume, Running and Pid: harness::DaemonTarget, on the
 // "etcd" daemon, one per node.
 class EtcdTarget : public harness::DaemonTarget {
  public:
@@ -52,7 +52,6 @@ class EtcdTarget : public harness::DaemonTarget {
              std::string work_dir);
   ~EtcdTarget() override;
 
-  std::string name() const override { return "etcd"; }
   // "etcd 3.4.23", from `<binary> --version`; "etcd (unknown version)" when
   // the binary cannot be run.
   std::string version() override;
@@ -81,7 +80,6 @@ class EtcdTarget : public harness::DaemonTarget {
   std::vector<std::string> CommandLine(const harness::Node& node) const;
 
  private:
-  std::string NodeDir(const harness::Node& node) const;
   std::string InitialCluster() const;
   std::string IpOf(const harness::Node& node) const;  // "" if unknown
   // Maps a member id to a node name, refreshing the cache from
@@ -90,7 +88,6 @@ class EtcdTarget : public harness::DaemonTarget {
 
   harness::EtcdSpec spec_;
   harness::WorkloadSpec workload_;
-  std::string work_dir_;
   std::string token_;
 
   std::mutex mu_;                                    // guards id_to_name_

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <filesystem>
 #include <system_error>
 #include <utility>
 
@@ -39,13 +38,6 @@ std::string ShortestNumber(double v) {
   return ec == std::errc() ? std::string(buf, end) : "0";
 }
 
-std::string AbsolutePath(const std::string& path) {
-  if (path.empty() || path.front() == '/') return path;
-  std::error_code ec;
-  auto abs = std::filesystem::absolute(path, ec);
-  return ec ? path : abs.lexically_normal().string();
-}
-
 std::string NormalizeRole(const std::string& role) {
   if (role == "leader" || role == "follower" || role == "candidate") {
     return role;
@@ -73,10 +65,9 @@ RaftkvTarget::RaftkvTarget(const harness::RaftkvSpec& spec,
                            const harness::WorkloadSpec& workload,
                            harness::Ledger* ledger, std::string work_dir,
                            std::string binary)
-    : DaemonTarget("raftkv", kDaemon, ledger),
+    : DaemonTarget("raftkv", kDaemon, ledger, work_dir),
       spec_(spec),
       workload_(workload),
-      work_dir_(AbsolutePath(work_dir)),
       binary_(binary.empty() ? spec.binary : std::move(binary)) {}
 
 RaftkvTarget::~RaftkvTarget() = default;
@@ -90,10 +81,6 @@ std::string RaftkvTarget::version() {
     if (line.rfind("raftkv ", 0) == 0) return line;
   }
   return std::string("raftkv ") + FAULTLINE_VERSION;
-}
-
-std::string RaftkvTarget::NodeDir(const Node& node) const {
-  return work_dir_ + "/" + node.name;
 }
 
 std::string RaftkvTarget::Peers(const std::vector<Node>& nodes) const {
@@ -132,16 +119,8 @@ std::vector<std::string> RaftkvTarget::CommandLine(const Node& node) const {
 }
 
 harness::Status RaftkvTarget::Setup(harness::Cluster& cluster) {
-  if (work_dir_.empty() || work_dir_.front() != '/') {
-    return Fail("raftkv: work dir must be an absolute path, got '" + work_dir_ +
-                "'");
-  }
   const auto& nodes = cluster.nodes();
-  if (nodes.empty() || nodes.size() > 9) {
-    return Fail("raftkv: needs 1 to 9 nodes, got " +
-                std::to_string(nodes.size()));
-  }
-  if (auto reset = daemons_.Reset(nodes); !reset) return reset;
+  if (auto reset = ResetNodes(nodes, 9); !reset) return reset;
   for (const Node& node : nodes) {
     const std::string dir = NodeDir(node);
     auto rm = node.remote->Run({"rm", "-rf", dir});
@@ -242,10 +221,8 @@ harness::Status RaftkvTarget::AwaitHealthy(std::chrono::milliseconds timeout) {
 }
 
 harness::Status RaftkvTarget::Teardown(const std::string& log_dir) {
-  return StopAndCollect(
-      kTermGrace, [this] { return TeardownClock(); }, log_dir,
-      [this](const Node& n) { return NodeDir(n); }, {{kDaemon, {"raftkv.log"}}},
-      {"data"});
+  return StopAndCollect(kTermGrace, [this] { return TeardownClock(); }, log_dir,
+                        {{kDaemon, {"raftkv.log"}}}, {"data"});
 }
 
 Result<std::unique_ptr<harness::Client>> RaftkvTarget::OpenClient(

@@ -45,7 +45,7 @@ constexpr int kClientPort = 6379;
 
 // ClockSkewable: with clock faults, every member runs under libfaketime
 // (harness/clock/clock.h); raftkv reads time through libc, so it is affected.
-// Kill, Pause, Resume, Running and Pid (harness::DaemonTarget) act on the
+// name, Kill, Pause, Resume, Running and Pid: harness::DaemonTarget, on the
 // "raftkv" daemon, one per node; member id = node index + 1.
 class RaftkvTarget : public harness::DaemonTarget,
                      public harness::ClockSkewable {
@@ -59,7 +59,6 @@ class RaftkvTarget : public harness::DaemonTarget,
                std::string work_dir, std::string binary = "");
   ~RaftkvTarget() override;
 
-  std::string name() const override { return "raftkv"; }
   // "raftkv <version>" from `<binary> --version` when it answers, else
   // "raftkv <faultline version>" (raftkv is built from this repository).
   std::string version() override;
@@ -88,14 +87,12 @@ class RaftkvTarget : public harness::DaemonTarget,
   std::vector<std::string> CommandLine(const harness::Node& node) const;
 
  private:
-  std::string NodeDir(const harness::Node& node) const;
   std::string Peers(const std::vector<harness::Node>& nodes) const;
   std::string IpOf(const harness::Node& node);  // "" if unknown
   std::string NameOfId(long long id);           // "" if unknown
 
   harness::RaftkvSpec spec_;
   harness::WorkloadSpec workload_;
-  std::string work_dir_;
   std::string binary_;
   // SSH nodes run a copy of binary_ uploaded by Setup to
   // <node dir>/raftkv; by node name.

@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <system_error>
 #include <utility>
 
 #include "harness/process/find_program.h"
@@ -32,13 +31,6 @@ constexpr const char* kSentinel = "sentinel";
 constexpr auto kAskTimeout = std::chrono::milliseconds(500);
 constexpr auto kTermGrace = std::chrono::milliseconds(2000);
 constexpr auto kPollInterval = std::chrono::milliseconds(100);
-
-std::string AbsolutePath(const std::string& path) {
-  if (path.empty() || path.front() == '/') return path;
-  std::error_code ec;
-  auto abs = std::filesystem::absolute(path, ec);
-  return ec ? path : abs.lexically_normal().string();
-}
 
 // Asks ip:port one command; nullopt when there is no (non-error) reply.
 std::optional<resp::Value> Ask(const std::string& ip, int port,
@@ -76,10 +68,9 @@ RedisTarget::RedisTarget(const harness::RedisSpec& spec,
                          const harness::WorkloadSpec& workload,
                          harness::Ledger* ledger, const std::string& work_dir,
                          const std::string& binary)
-    : DaemonTarget("redis", kRedis, ledger),
+    : DaemonTarget("redis", kRedis, ledger, work_dir),
       spec_(spec),
       workload_(workload),
-      work_dir_(AbsolutePath(work_dir)),
       binary_(binary.empty() ? spec.binary : binary) {
   sentinel_binary_ = spec.sentinel_binary;
   if (sentinel_binary_.find('/') == std::string::npos) {
@@ -101,10 +92,6 @@ std::string RedisTarget::version() {
   return "redis " + result.out.substr(at + 2, end - at - 2);
 }
 
-std::string RedisTarget::NodeDir(const Node& node) const {
-  return work_dir_ + "/" + node.name;
-}
-
 std::vector<std::string> RedisTarget::RedisCommand(const Node& node) const {
   return {binary_, NodeDir(node) + "/redis.conf"};
 }
@@ -121,16 +108,8 @@ std::string RedisTarget::NameOfIp(const std::string& ip) const {
 }
 
 harness::Status RedisTarget::Setup(harness::Cluster& cluster) {
-  if (work_dir_.empty() || work_dir_.front() != '/') {
-    return Fail("redis: work dir must be an absolute path, got '" + work_dir_ +
-                "'");
-  }
   const auto& nodes = cluster.nodes();
-  if (nodes.empty() || nodes.size() > 9) {
-    return Fail("redis: needs 1 to 9 nodes, got " +
-                std::to_string(nodes.size()));
-  }
-  if (auto reset = daemons_.Reset(nodes); !reset) return reset;
+  if (auto reset = ResetNodes(nodes, 9); !reset) return reset;
   const std::string primary = nodes.front().ip;
   const int quorum = SentinelQuorum(static_cast<int>(nodes.size()));
   for (const Node& node : nodes) {
@@ -262,12 +241,10 @@ harness::Status RedisTarget::AwaitHealthy(std::chrono::milliseconds timeout) {
 }
 
 harness::Status RedisTarget::Teardown(const std::string& log_dir) {
-  return StopAndCollect(
-      kTermGrace, [this] { return TeardownClock(); }, log_dir,
-      [this](const Node& n) { return NodeDir(n); },
-      {{kRedis, {"redis.log", "redis.conf"}},
-       {kSentinel, {"sentinel.log", "sentinel.conf"}}},
-      {"dump.rdb", "appendonlydir"});
+  return StopAndCollect(kTermGrace, [this] { return TeardownClock(); }, log_dir,
+                        {{kRedis, {"redis.log", "redis.conf"}},
+                         {kSentinel, {"sentinel.log", "sentinel.conf"}}},
+                        {"dump.rdb", "appendonlydir"});
 }
 
 Result<std::unique_ptr<harness::Client>> RedisTarget::OpenClient(

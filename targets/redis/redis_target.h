@@ -43,7 +43,7 @@ namespace faultline::targets::redis {
 // libfaketime with the node's clock, and with libfaultline-faketime-shim.so
 // (targets/redis/faketime_shim.c, found by harness::FindFaketimeShim)
 // preloaded first, without which redis-server hangs at start.
-// Kill, Pause, Resume, Running and Pid (harness::DaemonTarget) act on the
+// name, Kill, Pause, Resume, Running and Pid: harness::DaemonTarget, on the
 // "redis" daemon (redis-server), not on "sentinel".
 class RedisTarget : public harness::DaemonTarget,
                     public harness::ClockSkewable {
@@ -57,7 +57,6 @@ class RedisTarget : public harness::DaemonTarget,
               const std::string& work_dir, const std::string& binary = "");
   ~RedisTarget() override;
 
-  std::string name() const override { return "redis"; }
   // "redis <version>" from `redis-server --version`, "redis unknown" else.
   std::string version() override;
 
@@ -86,14 +85,12 @@ class RedisTarget : public harness::DaemonTarget,
   std::vector<std::string> SentinelCommand(const harness::Node& node) const;
 
  private:
-  std::string NodeDir(const harness::Node& node) const;
   std::string NameOfIp(const std::string& ip) const;  // "" if unknown
   // One healthy-check round; "" when healthy, else what is missing.
   std::string HealthProblem();
 
   harness::RedisSpec spec_;
   harness::WorkloadSpec workload_;
-  std::string work_dir_;
   std::string binary_;
   std::string sentinel_binary_;
 };

@@ -32,13 +32,6 @@ constexpr auto kSrvrTimeout = std::chrono::milliseconds(500);
 constexpr auto kTermGrace = std::chrono::milliseconds(3000);
 constexpr auto kPollInterval = std::chrono::milliseconds(100);
 
-std::string AbsolutePath(const std::string& path) {
-  if (path.empty() || path.front() == '/') return path;
-  std::error_code ec;
-  auto abs = std::filesystem::absolute(path, ec);
-  return ec ? path : abs.lexically_normal().string();
-}
-
 // Sends a four-letter word to ip:port and returns everything the server
 // wrote before it closed the connection; nullopt on any failure or when
 // `timeout` passes first.
@@ -98,10 +91,9 @@ ZookeeperTarget::ZookeeperTarget(const harness::ZookeeperSpec& spec,
                                  harness::Ledger* ledger,
                                  const std::string& work_dir,
                                  const std::string& java)
-    : DaemonTarget("zookeeper", kDaemon, ledger),
+    : DaemonTarget("zookeeper", kDaemon, ledger, work_dir),
       spec_(spec),
       workload_(workload),
-      work_dir_(AbsolutePath(work_dir)),
       java_(java.empty() ? spec.java : java) {}
 
 ZookeeperTarget::~ZookeeperTarget() = default;
@@ -113,10 +105,6 @@ std::string ZookeeperTarget::version() {
       {"dpkg-query", "-W", "-f=${Version}", "zookeeper"}, options);
   if (r.ok() && !r.out.empty()) return "zookeeper " + r.out;
   return "zookeeper";
-}
-
-std::string ZookeeperTarget::NodeDir(const Node& node) const {
-  return work_dir_ + "/" + node.name;
 }
 
 int ZookeeperTarget::LockSessionTimeoutMs() const {
@@ -134,16 +122,8 @@ std::vector<std::string> ZookeeperTarget::CommandLine(const Node& node) const {
 }
 
 harness::Status ZookeeperTarget::Setup(harness::Cluster& cluster) {
-  if (work_dir_.empty() || work_dir_.front() != '/') {
-    return Fail("zookeeper: work dir must be an absolute path, got '" +
-                work_dir_ + "'");
-  }
   const auto& nodes = cluster.nodes();
-  if (nodes.empty() || nodes.size() > 9) {
-    return Fail("zookeeper: needs 1 to 9 nodes, got " +
-                std::to_string(nodes.size()));
-  }
-  if (auto reset = daemons_.Reset(nodes); !reset) return reset;
+  if (auto reset = ResetNodes(nodes, 9); !reset) return reset;
   ZooCfg cfg;
   cfg.tick_ms = spec_.tick_ms;
   cfg.init_limit = spec_.init_limit;
@@ -230,11 +210,10 @@ harness::Status ZookeeperTarget::AwaitHealthy(
 }
 
 harness::Status ZookeeperTarget::Teardown(const std::string& log_dir) {
-  harness::Status stopped = StopAndCollect(
-      kTermGrace, [this] { return TeardownClock(); }, log_dir,
-      [this](const Node& n) { return NodeDir(n); },
-      {{kDaemon, {"zookeeper.log"}}}, {"data"});
-  const std::string client_log = work_dir_ + "/zk-client.log";
+  harness::Status stopped =
+      StopAndCollect(kTermGrace, [this] { return TeardownClock(); }, log_dir,
+                     {{kDaemon, {"zookeeper.log"}}}, {"data"});
+  const std::string client_log = work_dir() + "/zk-client.log";
   std::error_code ec;
   if (!log_dir.empty() && std::filesystem::exists(client_log, ec)) {
     std::filesystem::create_directories(log_dir, ec);
@@ -254,8 +233,8 @@ Result<std::unique_ptr<harness::Client>> ZookeeperTarget::OpenClient(
   const Node* n = daemons_.Find(node.name);
   if (n == nullptr) return Fail("zookeeper: unknown node " + node.name);
   std::error_code ec;
-  std::filesystem::create_directories(work_dir_, ec);
-  SetClientLog(work_dir_ + "/zk-client.log");
+  std::filesystem::create_directories(work_dir(), ec);
+  SetClientLog(work_dir() + "/zk-client.log");
   ZkClientOptions options;
   options.host = n->ip;
   options.op_timeout_ms = workload_.op_timeout_ms;

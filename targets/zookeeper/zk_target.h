@@ -44,7 +44,7 @@ namespace faultline::targets::zookeeper {
 
 // ClockSkewable: with clock faults, the JVM runs under libfaketime with the
 // node's clock (the JVM reads time through libc, so libfaketime moves it).
-// Kill, Pause, Resume, Running and Pid (harness::DaemonTarget) act on the
+// name, Kill, Pause, Resume, Running and Pid: harness::DaemonTarget, on the
 // "zookeeper" daemon, one per node.
 class ZookeeperTarget : public harness::DaemonTarget,
                         public harness::ClockSkewable {
@@ -58,7 +58,6 @@ class ZookeeperTarget : public harness::DaemonTarget,
                   const std::string& java = "");
   ~ZookeeperTarget() override;
 
-  std::string name() const override { return "zookeeper"; }
   // "zookeeper <version>" from the Debian package, else "zookeeper".
   std::string version() override;
 
@@ -84,11 +83,8 @@ class ZookeeperTarget : public harness::DaemonTarget,
   int LockSessionTimeoutMs() const;
 
  private:
-  std::string NodeDir(const harness::Node& node) const;
-
   harness::ZookeeperSpec spec_;
   harness::WorkloadSpec workload_;
-  std::string work_dir_;
   std::string java_;
 };
 
