@@ -1,5 +1,9 @@
 // faultline heal [RUN_DIR | --all]: undoes what a run left behind, from its
-// fault ledger (works after the controller was SIGKILLed).
+// fault ledger (works after the controller was SIGKILLed), records in the
+// ledger what it undid (a second heal does nothing) and, once everything is
+// undone, removes the run from the active index. Only what follows
+// faultline's naming rules is touched (harness/ledger/ledger_names.h); other
+// names in a ledger are refused, and the heal then exits 255.
 #include <unistd.h>
 
 #include <cstdio>
@@ -43,7 +47,7 @@ int DoHeal(const HealOptions& o) {
                    harness::kLedgerFile);
       return kExitUsage;
     }
-    status = harness::HealLedger(ledger.string(), &log);
+    status = harness::HealLedger(ledger.string(), &log, o.index_dir);
   }
   if (o.all && status.ok()) status = harness::HealAll(o.index_dir, &log);
   for (const auto& line : log) std::printf("%s\n", line.c_str());
@@ -73,7 +77,11 @@ void AddHealCommand(CLI::App& root, int& exit_code) {
   cmd->footer(
       "A run writes every resource and fault to its ledger before it takes "
       "effect, so\nthis works even after the controller was killed with "
-      "SIGKILL. Idempotent.\n\nExamples:\n"
+      "SIGKILL. Only faultline's own\nnamespaces, links, iptables chains "
+      "(and the rules that jump to them) and paths\nare touched; an entry "
+      "naming anything else is refused (exit 255). What was undone\nis "
+      "recorded in the ledger, so a second heal does nothing; a healed run "
+      "leaves the\nactive index.\n\nExamples:\n"
       "  faultline heal store/etcd-register/latest\n  faultline heal --all");
   cmd->callback([o, &exit_code] { exit_code = DoHeal(*o); });
 }

@@ -156,6 +156,7 @@ Result<Value> NetnsNemesis::StartPartition(const harness::FaultStep& step) {
     }
     harness::LedgerEntry entry;
     entry.kind = "iptables";
+    entry.name = kPartitionChain;  // heal removes this chain and its jumps
     LocateEntry(node, &entry);
     entry.node = node.name;
     long seq = ledger_.Record(entry);
@@ -447,6 +448,7 @@ Status NetnsNemesis::StartDelayOn(int who, const harness::FaultStep& step) {
       sources.push_back(peer.ip);
   harness::LedgerEntry rules;
   rules.kind = "iptables";
+  rules.name = kDelayChain;  // heal removes this chain and its jumps
   LocateEntry(node, &rules);
   rules.node = node.name;
   long seq = ledger_.Record(rules);

@@ -14,8 +14,10 @@
 // iptables chains (nemesis/net/iptables_chain.h) and loss rules are commented,
 // so healing one fault never removes another's rules. A Start that fails
 // half-way undoes what it applied before returning the error. Every iptables
-// change is recorded in the Ledger before it is applied and marked healed after
-// it is undone; pause/kill ledger entries are the Target's (it knows the pids).
+// change is recorded in the Ledger before it is applied (an "iptables" entry
+// naming the fault's chain or loss comment, all that `faultline heal` then
+// removes) and marked healed after it is undone; pause/kill ledger entries
+// are the Target's (it knows the pids).
 // A delay records its daemon (process entry, right after the spawn and before
 // any packet is queued to it) and its rules (iptables entry, before they are
 // applied).

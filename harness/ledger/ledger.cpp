@@ -21,6 +21,7 @@
 #include "harness/clock/clock.h"
 #include "harness/cluster/netns.h"
 #include "harness/cluster/remote_factory.h"
+#include "harness/ledger/ledger_names.h"
 #include "harness/ledger/ledger_remote.h"
 #include "harness/process/find_program.h"
 #include "harness/process/process.h"
@@ -206,6 +207,7 @@ std::vector<LedgerEntry> ReadLenient(std::istream& in, std::vector<int>* bad) {
     if (line.empty()) continue;
     LedgerEntry e;
     if (FromJsonLine(line, &e)) {
+      e.line = n;
       out.push_back(std::move(e));
     } else {
       unparsed.push_back(n);
@@ -215,6 +217,30 @@ std::vector<LedgerEntry> ReadLenient(std::istream& in, std::vector<int>* bad) {
   if (!unparsed.empty() && unparsed.back() == n) unparsed.pop_back();
   if (bad) *bad = unparsed;
   return out;
+}
+
+LedgerEntry HealedEntry(long seq) {
+  LedgerEntry e;
+  e.kind = "healed";
+  e.ref = seq;
+  return e;
+}
+
+// Removes the index files in `index_dir` that list the ledger at `path`.
+void Unlist(const std::string& index_dir, const std::string& path,
+            std::vector<std::string>* log) {
+  std::error_code ec;
+  if (!fs::is_directory(index_dir, ec)) return;
+  for (const auto& item : fs::directory_iterator(index_dir, ec)) {
+    if (!item.is_regular_file(ec)) continue;
+    std::ifstream in(item.path());
+    std::string listed;
+    std::getline(in, listed);
+    if (listed.empty() || !fs::equivalent(listed, path, ec)) continue;
+    if (fs::remove(item.path(), ec))
+      Log(log, "run " + item.path().filename().string() +
+                   " removed from the active index " + index_dir);
+  }
 }
 
 }  // namespace
@@ -261,6 +287,35 @@ Result<std::unique_ptr<Ledger>> Ledger::Create(const std::string& path,
   return std::unique_ptr<Ledger>(new Ledger(abs.string(), index_file, fd));
 }
 
+Result<std::unique_ptr<Ledger>> Ledger::Append(const std::string& path) {
+  int fd = open(path.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);
+  if (fd < 0)
+    return Fail("ledger: cannot open " + path +
+                " to record the heal: " + strerror(errno));
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  if (!text.empty() && text.back() != '\n') {
+    // A write cut short by a crash: its resource was never created (Record
+    // returns only after the fsync), and a new line must not be glued to it.
+    const auto nl = text.rfind('\n');
+    text.resize(nl == std::string::npos ? 0 : nl + 1);
+    if (ftruncate(fd, static_cast<off_t>(text.size())) != 0) {
+      const int e = errno;
+      close(fd);
+      return Fail("ledger: cannot cut the torn last line of " + path + ": " +
+                  strerror(e));
+    }
+  }
+  long last = 0;
+  std::istringstream lines(text);
+  for (const auto& e : ReadLenient(lines, nullptr))
+    last = std::max(last, e.seq);
+  std::unique_ptr<Ledger> ledger(new Ledger(path, "", fd));
+  ledger->next_seq_ = last + 1;
+  return ledger;
+}
+
 long Ledger::Record(LedgerEntry entry) {
   std::lock_guard<std::mutex> lock(mu_);
   if (fd_ < 0) return -1;
@@ -271,10 +326,7 @@ long Ledger::Record(LedgerEntry entry) {
 
 void Ledger::MarkHealed(long seq) {
   if (seq <= 0) return;
-  LedgerEntry e;
-  e.kind = "healed";
-  e.ref = seq;
-  Record(std::move(e));
+  Record(HealedEntry(seq));
 }
 
 void Ledger::Close() {
@@ -326,20 +378,22 @@ Status UndoLocalEntry(const LedgerEntry& e, std::vector<std::string>* log) {
   }
   if (e.kind == "iptables") {
     if (!NetnsExists(e.netns)) {
-      Log(log, "netns " + e.netns + " gone; no iptables rules to flush");
+      Log(log, "netns " + e.netns + " gone; no iptables rules to remove");
       return Ok();
     }
-    auto r = RunTool("iptables", {"-w", "-F"}, e.netns);
-    if (!r.ok()) return Fail(r.error());
-    if (!r->ok() && NetnsExists(e.netns))
-      return Fail("iptables -F in " + e.netns + ": " + DescribeResult(*r));
-    Log(log, "iptables -F in netns " + e.netns + who);
-    // The faults' own chains (nemesis/net/iptables_chain.h), empty after -F.
-    auto x = RunTool("iptables", {"-w", "-X"}, e.netns);
-    if (!x.ok()) return Fail(x.error());
-    if (!x->ok() && NetnsExists(e.netns))
-      return Fail("iptables -X in " + e.netns + ": " + DescribeResult(*x));
-    return Ok();
+    // Only the fault's own chain and the rules that jump to it or carry its
+    // comment (ledger_names.h).
+    Status s = HealIptablesTag(
+        [&](const std::vector<std::string>& args) {
+          auto r = RunTool("iptables", args, e.netns);
+          if (r.ok()) return *r;
+          CommandResult failed;
+          failed.error = r.error();
+          return failed;
+        },
+        e.name, "netns " + e.netns + who, log);
+    if (!s.ok() && !NetnsExists(e.netns)) return Ok();  // gone meanwhile
+    return s;
   }
   if (e.kind == "netns") {
     if (!NetnsExists(e.name)) {
@@ -379,12 +433,9 @@ Status UndoLocalEntry(const LedgerEntry& e, std::vector<std::string>* log) {
     }
     return Fail("host FORWARD rule for " + e.name + " keeps reappearing");
   }
+  // dir and faketime names were checked (RefusalReason): faultline-* only.
   if (e.kind == "dir") {
     std::filesystem::path p(e.name);
-    if (p.filename().string().rfind("faultline-", 0) != 0) {
-      Log(log, "not removing " + e.name + ": not a faultline- scratch dir");
-      return Ok();
-    }
     std::error_code ec;
     if (!std::filesystem::exists(p, ec)) return Ok();
     std::filesystem::remove_all(p, ec);
@@ -397,10 +448,7 @@ Status UndoLocalEntry(const LedgerEntry& e, std::vector<std::string>* log) {
     // libfaketime leaves in /dev/shm for processes that did not exit normally.
     std::filesystem::path p(e.name);
     std::error_code ec;
-    if (p.filename() != "faketime" ||
-        p.parent_path().filename().string().rfind("faultline-", 0) != 0) {
-      Log(log, "not removing " + e.name + ": not a faultline-*/faketime dir");
-    } else if (std::filesystem::exists(p, ec)) {
+    if (std::filesystem::exists(p, ec)) {
       std::filesystem::remove_all(p, ec);
       if (ec) return Fail("cannot remove " + e.name + ": " + ec.message());
       Log(log, "rm -r " + e.name);
@@ -413,8 +461,17 @@ Status UndoLocalEntry(const LedgerEntry& e, std::vector<std::string>* log) {
   return Ok();
 }
 
+// "seq 4 (line 4, iptables)" for messages.
+std::string EntryName(const LedgerEntry& e) {
+  std::string s = "ledger entry seq " + std::to_string(e.seq) + " (";
+  if (e.line > 0) s += "line " + std::to_string(e.line) + ", ";
+  return s + e.kind + ")";
+}
+
 Status UndoWith(const LedgerEntry& e, RemoteCache& remotes,
                 std::vector<std::string>* log) {
+  if (const std::string why = RefusalReason(e); !why.empty())
+    return Fail("refused " + EntryName(e) + ": " + why + "; left alone");
   if (!e.remote.empty()) return UndoRemoteLedgerEntry(e, remotes, log);
   return UndoLocalEntry(e, log);
 }
@@ -426,7 +483,8 @@ Status UndoLedgerEntry(const LedgerEntry& e, std::vector<std::string>* log) {
   return UndoWith(e, remotes, log);
 }
 
-Status HealLedger(const std::string& path, std::vector<std::string>* log) {
+Status HealLedger(const std::string& path, std::vector<std::string>* log,
+                  const std::string& index_dir) {
   std::ifstream in(path);
   if (!in) return Fail("ledger: cannot read " + path);
   std::vector<int> bad;
@@ -438,14 +496,31 @@ Status HealLedger(const std::string& path, std::vector<std::string>* log) {
     if (e.kind == "healed") healed.insert(e.ref);
   std::vector<LedgerEntry> todo;
   for (const auto& e : entries)
-    if (!healed.count(e.seq)) todo.push_back(e);
-  Status s = UndoLedgerEntries(std::move(todo), log);
+    if (!healed.count(e.seq) && Rank(e.kind) < 9) todo.push_back(e);
+  std::vector<long> undone;
+  Status s =
+      todo.empty() ? Ok() : UndoLedgerEntries(std::move(todo), log, &undone);
+  // What was undone is marked healed, as the run marks it: a later heal
+  // leaves it alone.
+  if (!undone.empty()) {
+    auto ledger = Ledger::Append(path);
+    if (!ledger) {
+      Log(log, "error: " + ledger.error());
+      return Fail("heal " + path + ": " + ledger.error() +
+                  (s.ok() ? "" : "; " + s.error()));
+    }
+    for (long seq : undone)
+      if ((*ledger)->Record(HealedEntry(seq)) < 0)
+        return Fail("heal " + path + ": cannot append to the ledger");
+  }
   if (!s.ok()) return Fail("heal " + path + ": " + s.error());
+  if (!index_dir.empty()) Unlist(index_dir, path, log);
   return Ok();
 }
 
 Status UndoLedgerEntries(std::vector<LedgerEntry> todo,
-                         std::vector<std::string>* log) {
+                         std::vector<std::string>* log,
+                         std::vector<long>* undone) {
   todo.erase(
       std::remove_if(todo.begin(), todo.end(),
                      [](const LedgerEntry& e) { return Rank(e.kind) >= 9; }),
@@ -472,9 +547,12 @@ Status UndoLedgerEntries(std::vector<LedgerEntry> todo,
     if (!killed_namespaces && Rank(e.kind) > Rank("process")) {
       killed_namespaces = true;
       for (const auto& n : todo)
-        if (n.kind == "netns") note(KillNetnsPids(n.name, log));
+        if (n.kind == "netns" && RefusalReason(n).empty())
+          note(KillNetnsPids(n.name, log));
     }
-    note(UndoWith(e, remotes, log));
+    Status st = UndoWith(e, remotes, log);
+    note(st);
+    if (st.ok() && undone != nullptr) undone->push_back(e.seq);
   }
   if (!errors.empty()) return Fail(errors);
   return Ok();

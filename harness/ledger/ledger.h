@@ -8,7 +8,14 @@
 //   veth     {name}              ip link del <name>
 //   netns    {name}              kill every pid in it, ip netns del <name>
 //   process  {pid,start_time}    SIGKILL (only if start_time still matches)
-//   iptables {netns}             iptables -F in that namespace
+//   iptables {name,netns}        in that namespace: delete every rule that
+//                                jumps to chain <name> or carries the
+//                                comment <name>, then flush and delete chain
+//                                <name> (TagHealCommands, ledger_names.h);
+//                                the namespace's other rules and chains
+//                                stay. Without a name (ledgers written
+//                                before names were recorded, figure8): the
+//                                same for every faultline-* chain and comment
 //   stop     {pid,start_time}    SIGCONT (only if start_time still matches)
 //   hostrule {name}              iptables -D FORWARD -i <name> -o <name>
 //                                -j ACCEPT on the host (bridge <name>)
@@ -18,8 +25,15 @@
 //   dir      {name}              remove the directory tree <name>; only done
 //                                when its last component starts with
 //                                "faultline-" (a run's scratch directory)
-//   healed   {seq}               the entry `seq` was undone by the run
+//   healed   {ref}               the entry `ref` was undone, by the run or
+//                                by a heal (which appends one per entry it
+//                                undid, so a second heal does nothing)
 //   closed   {}                  the run ended and healed itself
+//
+// Heal acts only on names that follow faultline's naming rules
+// (harness/ledger/ledger_names.h): an entry naming another namespace, link,
+// chain or path (a ledger edited by hand) is refused: logged, left alone,
+// not marked healed, and the heal fails at the end.
 //
 // Entries for a node with its own process table (SSH) also carry `remote`,
 // a RemoteDescriptor (harness/cluster/remote_descriptor.h), and are undone on
@@ -27,7 +41,7 @@
 //   process/stop  pid and start_time are the node's; the start time is read
 //                 over the Remote (field 22 of /proc/<pid>/stat) and must
 //                 still match before SIGKILL / SIGCONT is sent there
-//   iptables      `iptables -w -F` and `-X` on the node (netns is empty)
+//   iptables      the same removal of chain <name>, run on the node
 //   dir/faketime  `rm -rf` of the node path, same name rules as above
 //   sysclock {name}  the node's real clock was moved
 //   (nemesis/clock/sysclock.h):
@@ -67,6 +81,7 @@ struct LedgerEntry {
   unsigned long long start_time = 0;
   long ref = 0;             // healed: the seq it undoes
   RemoteDescriptor remote;  // empty: the controller's own host/namespaces
+  int line = 0;  // 1-based line in the file it was read from (not written)
 };
 
 std::string DefaultActiveIndexDir();  // "/run/faultline/active"
@@ -78,6 +93,10 @@ class Ledger {
   static Result<std::unique_ptr<Ledger>> Create(const std::string& path,
                                                 const std::string& run_id,
                                                 const std::string& index_dir);
+  // Opens an existing ledger to append to it (a heal recording what it
+  // undid): seqs continue after the highest one in the file; a torn last
+  // line is cut off first. Not listed in any index.
+  static Result<std::unique_ptr<Ledger>> Append(const std::string& path);
   ~Ledger();
 
   // Appends `entry` (its seq is assigned) and fsyncs; returns the seq, or
@@ -104,15 +123,20 @@ class Ledger {
 Result<std::vector<LedgerEntry>> ReadLedger(const std::string& path);
 
 // Undoes every entry not marked healed, in a safe order: SIGCONT stopped
-// processes, flush iptables, kill processes, remove faketime files, delete
-// veths, namespaces, bridges. Idempotent; reports what it did, one line per
-// action, in `log`.
-Status HealLedger(const std::string& path, std::vector<std::string>* log);
+// processes, remove the faults' iptables chains, kill processes, remove
+// faketime files, delete veths, namespaces, bridges. Appends a `healed` entry
+// to the ledger for every entry it undid (also when something else failed),
+// so a second heal does nothing. With `index_dir`, and when everything was
+// undone, removes the run from that active index. Reports what it did, one
+// line per action, in `log` (nothing when there was nothing to do).
+Status HealLedger(const std::string& path, std::vector<std::string>* log,
+                  const std::string& index_dir = "");
 
 // Heals every run listed in `index_dir`, then removes their index files.
 Status HealAll(const std::string& index_dir, std::vector<std::string>* log);
 
-// Undoes one entry with the action listed above (healed/closed: nothing).
+// Undoes one entry with the action listed above (healed/closed: nothing;
+// a refused name: an error, nothing done).
 // Idempotent: a resource that is already gone counts as undone. Appends one
 // line per action to `log` when it is not null. Used by HealLedger and by
 // providers tearing down what they recorded.
@@ -120,9 +144,11 @@ Status UndoLedgerEntry(const LedgerEntry& entry, std::vector<std::string>* log);
 
 // Undoes `entries` (healed/closed ones are ignored; the caller filters out
 // what is already healed) in the safe order HealLedger uses; newest first
-// within a kind. Tries every entry even after an error; the error names all
-// that failed.
+// within a kind. Tries every entry even after an error (a refused one
+// included); the error names all that failed. `undone`, when not null, gets
+// the seq of every entry that was undone (or found already gone).
 Status UndoLedgerEntries(std::vector<LedgerEntry> entries,
-                         std::vector<std::string>* log);
+                         std::vector<std::string>* log,
+                         std::vector<long>* undone = nullptr);
 
 }  // namespace faultline::harness

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "harness/cluster/remote_factory.h"
+#include "harness/ledger/ledger_names.h"
 #include "harness/process/process.h"
 
 namespace faultline::harness {
@@ -42,7 +43,7 @@ Result<unsigned long long> StartTimeOnNode(Remote& remote, pid_t pid) {
   return *st;
 }
 
-// rm -rf of `path` on the node when its name passes `allowed`.
+// rm -rf of the entry's path on the node.
 Status RemoveOnNode(const LedgerEntry& e, Remote& remote,
                     std::vector<std::string>* log) {
   auto r = remote.Run({"rm", "-rf", "--", e.name});
@@ -53,17 +54,7 @@ Status RemoveOnNode(const LedgerEntry& e, Remote& remote,
   return Ok();
 }
 
-bool StartsWithFaultline(const std::string& s) {
-  return s.rfind("faultline-", 0) == 0;
-}
-
-// Last and second-to-last path components.
-std::string Base(const std::string& p) {
-  std::string s = p;
-  while (s.size() > 1 && s.back() == '/') s.pop_back();
-  auto slash = s.rfind('/');
-  return slash == std::string::npos ? s : s.substr(slash + 1);
-}
+// The path without its last component.
 std::string Parent(const std::string& p) {
   std::string s = p;
   while (s.size() > 1 && s.back() == '/') s.pop_back();
@@ -128,42 +119,25 @@ Status UndoRemoteLedgerEntry(const LedgerEntry& e, RemoteCache& remotes,
     return Ok();
   }
   if (e.kind == "iptables") {
-    // -F empties every chain, -X then deletes the faults' own chains.
-    auto r = remote.Run({"iptables", "-w", "-F"});
-    if (!r.ok())
-      return Fail("iptables -F on " + Where(e) + ": " + DescribeResult(r));
-    auto x = remote.Run({"iptables", "-w", "-X"});
-    if (!x.ok())
-      return Fail("iptables -X on " + Where(e) + ": " + DescribeResult(x));
-    Log(log, "iptables -F, -X on " + Where(e));
-    return Ok();
+    // Only the fault's own chain and the rules that jump to it or carry its
+    // comment: the node's other rules and chains stay.
+    return HealIptablesTag(
+        [&](const std::vector<std::string>& args) {
+          std::vector<std::string> argv = {"iptables"};
+          argv.insert(argv.end(), args.begin(), args.end());
+          CommandOptions options;
+          options.timeout = std::chrono::milliseconds(15000);
+          return remote.Run(argv, options);
+        },
+        e.name, Where(e), log);
   }
-  if (e.kind == "dir") {
-    if (!StartsWithFaultline(Base(e.name))) {
-      Log(log, "not removing " + e.name + " on " + Where(e) +
-                   ": not a faultline- scratch dir");
-      return Ok();
-    }
+  // The names were checked (RefusalReason): faultline-* paths only.
+  if (e.kind == "dir" || e.kind == "faketime")
     return RemoveOnNode(e, remote, log);
-  }
-  if (e.kind == "faketime") {
-    if (Base(e.name) != "faketime" ||
-        !StartsWithFaultline(Base(Parent(e.name)))) {
-      Log(log, "not removing " + e.name + " on " + Where(e) +
-                   ": not a faultline-*/faketime dir");
-      return Ok();
-    }
-    return RemoveOnNode(e, remote, log);
-  }
   if (e.kind == "sysclock") {
     // The system clock fault's state file, beside the tool that reads it
     // (nemesis/clock/sysclock_tool.h); `reset` is idempotent.
     const std::string dir = Parent(e.name);
-    if (Base(e.name) != "sysclock.state" || !StartsWithFaultline(Base(dir))) {
-      Log(log, "not resetting the clock with " + e.name + " on " + Where(e) +
-                   ": not a faultline-*/sysclock.state file");
-      return Ok();
-    }
     if (!remote.Run({"test", "-e", e.name}).ok()) {
       Log(log, "clock on " + Where(e) + " already at its baseline");
       return Ok();

@@ -26,7 +26,7 @@ class RemoteCache {
 };
 
 // Undoes `e` (e.remote non-empty) on its node; idempotent like
-// UndoLedgerEntry.
+// UndoLedgerEntry. The caller has checked RefusalReason(e).
 Status UndoRemoteLedgerEntry(const LedgerEntry& e, RemoteCache& remotes,
                              std::vector<std::string>* log);
 

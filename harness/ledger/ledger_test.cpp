@@ -1,5 +1,6 @@
 // Unit tests of the fault ledger: JSONL round trip, torn last line, index
-// directory, and heal of processes (no root needed).
+// directory, heal of processes, the heal's own `healed` entries (a second
+// heal does nothing), refused foreign names (no root needed).
 #include "harness/ledger/ledger.h"
 
 #include <signal.h>
@@ -10,6 +11,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include "harness/process/process.h"
@@ -236,11 +238,161 @@ TEST_CASE("UndoLedgerEntry treats missing resources as undone", "[ledger]") {
   std::vector<std::string> log;
   LedgerEntry ns;
   ns.kind = "netns";
-  ns.name = "fl-nonexistent-n9";
+  ns.name = "fl-nonexist-n9";
   CHECK(UndoLedgerEntry(ns, &log).ok());
   LedgerEntry ipt;
   ipt.kind = "iptables";
-  ipt.netns = "fl-nonexistent-n9";
+  ipt.name = "faultline-part";
+  ipt.netns = "fl-nonexist-n9";
   CHECK(UndoLedgerEntry(ipt, &log).ok());
   CHECK(log.size() == 2);
+}
+
+namespace {
+
+int LineCount(const std::string& path) {
+  std::ifstream in(path);
+  int n = 0;
+  for (std::string l; std::getline(in, l);) ++n;
+  return n;
+}
+
+std::set<long> HealedSeqs(const std::string& path) {
+  std::set<long> out;
+  auto entries = ReadLedger(path);
+  REQUIRE(entries.ok());
+  for (const auto& e : *entries)
+    if (e.kind == "healed") out.insert(e.ref);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("HealLedger records what it undid, so a second heal does nothing",
+          "[ledger]") {
+  TempDir dir;
+  const std::string index = (dir.path / "active").string();
+  const std::string path = (dir.path / "ledger.jsonl").string();
+  auto ledger = Ledger::Create(path, "twice", index);
+  REQUIRE(ledger.ok());
+  auto child = Spawn({"sleep", "60"}, {});
+  REQUIRE(child.ok());
+  LedgerEntry proc;
+  proc.kind = "process";
+  proc.pid = *child;
+  proc.start_time = ProcessStartTime(*child).value();
+  const long proc_seq = (*ledger)->Record(proc);
+  const fs::path scratch = dir.path / "faultline-scratch";
+  fs::create_directories(scratch / "data");
+  LedgerEntry work;
+  work.kind = "dir";
+  work.name = scratch.string();
+  const long dir_seq = (*ledger)->Record(work);
+  // Killed by SIGKILL: no `closed`, still listed.
+  ledger->reset();
+  REQUIRE(fs::exists(fs::path(index) / "twice"));
+
+  std::vector<std::string> log;
+  REQUIRE(HealLedger(path, &log, index).ok());
+  CHECK_FALSE(ProcessAlive(*child));
+  CHECK_FALSE(fs::exists(scratch));
+  CHECK(HealedSeqs(path) == std::set<long>{proc_seq, dir_seq});
+  // The heal's entries continue the run's seqs.
+  auto entries = ReadLedger(path);
+  REQUIRE(entries.ok());
+  CHECK(entries->back().seq == dir_seq + 2);
+  // Healed entirely: the run left the active index.
+  CHECK_FALSE(fs::exists(fs::path(index) / "twice"));
+
+  // The second heal has nothing to do and writes nothing.
+  const int lines = LineCount(path);
+  log.clear();
+  REQUIRE(HealLedger(path, &log, index).ok());
+  CHECK(log.empty());
+  CHECK(LineCount(path) == lines);
+}
+
+TEST_CASE("HealLedger refuses names that are not faultline's", "[ledger]") {
+  TempDir dir;
+  const std::string index = (dir.path / "active").string();
+  const std::string path = (dir.path / "ledger.jsonl").string();
+  auto ledger = Ledger::Create(path, "edited", index);
+  REQUIRE(ledger.ok());
+  auto child = Spawn({"sleep", "60"}, {});
+  REQUIRE(child.ok());
+  LedgerEntry proc;
+  proc.kind = "process";
+  proc.pid = *child;
+  proc.start_time = ProcessStartTime(*child).value();
+  const long proc_seq = (*ledger)->Record(proc);
+  // A hand-edited ledger: someone else's namespace, rules and directory.
+  LedgerEntry ns;
+  ns.kind = "netns";
+  ns.name = "probe-ns";
+  (*ledger)->Record(ns);
+  LedgerEntry rules;
+  rules.kind = "iptables";
+  rules.netns = "probe-ns";
+  (*ledger)->Record(rules);
+  LedgerEntry chain;
+  chain.kind = "iptables";
+  chain.name = "owner-chain";
+  chain.remote.kind = "ssh";
+  chain.remote.host = "192.0.2.1";  // never contacted: refused first
+  (*ledger)->Record(chain);
+  const fs::path owner = dir.path / "owner-data";
+  fs::create_directories(owner);
+  LedgerEntry work;
+  work.kind = "dir";
+  work.name = owner.string();
+  (*ledger)->Record(work);
+  ledger->reset();
+
+  std::vector<std::string> log;
+  Status healed = HealLedger(path, &log, index);
+  REQUIRE_FALSE(healed.ok());
+  CHECK(healed.error().find("refused") != std::string::npos);
+  CHECK(healed.error().find("probe-ns") != std::string::npos);
+  CHECK(healed.error().find("owner-chain") != std::string::npos);
+  CHECK(healed.error().find("owner-data") != std::string::npos);
+  CHECK(healed.error().find("line 3") != std::string::npos);
+  int refusals = 0;
+  for (const auto& line : log)
+    if (line.rfind("error: refused ", 0) == 0) ++refusals;
+  CHECK(refusals == 4);
+  // The rest was healed and recorded; the refused entries were not.
+  CHECK_FALSE(ProcessAlive(*child));
+  CHECK(fs::exists(owner));
+  CHECK(HealedSeqs(path) == std::set<long>{proc_seq});
+  // Not everything healed: the run stays listed.
+  CHECK(fs::exists(fs::path(index) / "edited"));
+  // Again: the same refusals, nothing else done.
+  log.clear();
+  CHECK_FALSE(HealLedger(path, &log, index).ok());
+  CHECK(log.size() == 4);
+}
+
+TEST_CASE("Ledger::Append cuts a torn last line and continues the seqs",
+          "[ledger]") {
+  TempDir dir;
+  const std::string path = (dir.path / "ledger.jsonl").string();
+  {
+    std::ofstream out(path);
+    out << R"({"seq":1,"kind":"dir","name":"/tmp/faultline-q"})"
+        << "\n"
+        << R"({"seq":5,"kind":"healed","ref":1})"
+        << "\n"
+        << R"({"seq":6,"kind":"ipt)";  // torn by a crash mid-write
+  }
+  auto ledger = Ledger::Append(path);
+  REQUIRE(ledger.ok());
+  (*ledger)->MarkHealed(1);
+  ledger->reset();
+  auto entries = ReadLedger(path);
+  REQUIRE(entries.ok());
+  REQUIRE(entries->size() == 3);
+  CHECK(entries->back().kind == "healed");
+  CHECK(entries->back().seq == 6);
+  CHECK(entries->back().line == 3);
+  CHECK_FALSE(Ledger::Append((dir.path / "missing.jsonl").string()).ok());
 }

@@ -1,13 +1,11 @@
 #include "nemesis/net/iptables_chain.h"
 
-#include <chrono>
 #include <sstream>
 
 #include "harness/process/process.h"
 #include "nemesis/node_exec.h"
 
 namespace faultline::nemesis {
-namespace {}  // namespace
 
 std::string ChainBatch(const std::string& chain,
                        const std::vector<std::string>& rules) {
@@ -48,31 +46,12 @@ harness::Status RemoveChain(const harness::Node& node,
                             const std::string& chain) {
   if (node.remote == nullptr)
     return harness::Fail("node " + node.name + " has no remote");
-  auto list = RunOnNode(node, "iptables", {"-w", "-S"});
-  if (!list.ok())
-    return harness::Fail("iptables -S on " + node.name + ": " +
-                         harness::DescribeResult(list));
-  ChainPresence p = ChainState(list.out, chain);
-  std::string errors;
-  auto run = [&](std::vector<std::string> args) {
-    args.insert(args.begin(), "-w");
-    auto r = RunOnNode(node, "iptables", std::move(args));
-    if (!r.ok())
-      errors += (errors.empty() ? "" : "; ") + harness::DescribeResult(r);
-  };
-  for (int i = 0; i < p.jumps; ++i) run({"-D", "INPUT", "-j", chain});
-  if (p.exists) {
-    run({"-F", chain});
-    run({"-X", chain});
-  }
-  if (p.jumps == 0 && !p.exists) return harness::Ok();
-  auto after = RunOnNode(node, "iptables", {"-w", "-S"});
-  if (after.ok()) {
-    ChainPresence q = ChainState(after.out, chain);
-    if (q.jumps == 0 && !q.exists) return harness::Ok();
-  }
-  return harness::Fail("removing iptables chain " + chain + " on " + node.name +
-                       ": " + (errors.empty() ? "still listed" : errors));
+  // The same removal as the ledger's undo of the chain's entry.
+  return harness::HealIptablesTag(
+      [&](const std::vector<std::string>& args) {
+        return RunOnNode(node, "iptables", args);
+      },
+      chain, NodeWhere(node), nullptr);
 }
 
 }  // namespace faultline::nemesis

@@ -6,8 +6,10 @@
 //
 // ChainBatch and ChainState are pure; ApplyChain and RemoveChain run
 // iptables on the node through node.remote (so they work on any transport).
-// The fault ledger's undo for an "iptables" entry (`iptables -F` and `-X`)
-// removes chains and jumps as well.
+// A fault's "iptables" ledger entry names its chain (`name`), and the
+// ledger's undo removes exactly that chain and the rules that jump to it
+// (harness/ledger/ledger_names.h), as RemoveChain does; the chain names
+// follow the ledger's naming rule (checked at compile time below).
 //
 // Thread-safety: pure functions from any thread; ApplyChain/RemoveChain for
 // one node and chain must not run concurrently.
@@ -18,6 +20,7 @@
 
 #include "harness/cluster/cluster.h"
 #include "harness/interfaces/result.h"
+#include "harness/ledger/ledger_names.h"
 
 namespace faultline::nemesis {
 
@@ -26,6 +29,10 @@ inline constexpr const char* kDelayChain = "faultline-delay";
 // figure8's cuts (nemesis/scenarios/figure8.cpp); its jump is inserted first in
 // INPUT, ahead of the delay chain's.
 inline constexpr const char* kFigure8Chain = "faultline-fig8";
+static_assert(harness::IsFaultlineTag(kPartitionChain) &&
+                  harness::IsFaultlineTag(kDelayChain) &&
+                  harness::IsFaultlineTag(kFigure8Chain),
+              "heal only removes chains named by the ledger's rule");
 
 // The iptables-restore batch (for --noflush) that creates `chain` with
 // `rules` (each a rule spec without "-A <chain>", e.g. "-s 10.0.0.2/32 -j
@@ -45,8 +52,9 @@ ChainPresence ChainState(const std::string& iptables_s,
 // Applies ChainBatch(chain, rules) in the node.
 harness::Status ApplyChain(const harness::Node& node, const std::string& chain,
                            const std::vector<std::string>& rules);
-// Removes the INPUT jumps to `chain`, then the chain; succeeds when a new
-// listing shows neither (also when they were already gone).
+// Removes every rule that jumps to `chain` (harness::TagHealCommands), then
+// the chain; succeeds when a new listing shows neither (also when they were
+// already gone).
 harness::Status RemoveChain(const harness::Node& node,
                             const std::string& chain);
 

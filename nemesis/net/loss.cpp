@@ -145,6 +145,7 @@ harness::Result<checkers::Value> NetnsNemesis::StartLoss(
     const harness::Node& node = nodes[static_cast<std::size_t>(who)];
     harness::LedgerEntry entry;
     entry.kind = "iptables";
+    entry.name = kLossComment;  // heal deletes the rules that carry it
     LocateEntry(node, &entry);
     entry.node = node.name;
     long seq = ledger_.Record(entry);

@@ -8,6 +8,8 @@
 // Every rule carries the comment kLossComment, so healing removes exactly
 // these rules (`-D` of the same rule text) and leaves any other rule in
 // the chain alone; the drop counters are read back from `iptables -L -v`.
+// The fault's "iptables" ledger entry names kLossComment, and the ledger's
+// undo deletes the rules that carry it (harness/ledger/ledger_names.h).
 // See docs/faults.md ("loss").
 //
 // Thread-safety: every function may be called from any thread; only
@@ -21,6 +23,7 @@
 
 #include "harness/cluster/cluster.h"
 #include "harness/interfaces/result.h"
+#include "harness/ledger/ledger_names.h"
 
 namespace faultline::nemesis {
 
@@ -29,6 +32,8 @@ inline constexpr double kMinLossProbability = 0.0;  // exclusive
 inline constexpr double kMaxLossProbability = 1.0;
 
 inline constexpr const char* kLossComment = "faultline-loss";
+static_assert(harness::IsFaultlineTag(kLossComment),
+              "heal only removes rules tagged by the ledger's rule");
 
 // The probability as iptables prints and parses it: fixed point, at most 6
 // decimals, trailing zeros cut ("0.3", "1", "0.000001"). Precondition:
@@ -53,8 +58,8 @@ std::string LossRules(const std::vector<std::string>& sources,
 std::optional<std::uint64_t> LossDropped(const std::string& iptables_list);
 
 // Adds the rules on `node` (in its namespace, or over its Remote; see
-// nemesis/node_exec.h). The caller records the ledger entry first (its
-// undo, `iptables -F`, also removes them).
+// nemesis/node_exec.h). The caller records the ledger entry (name
+// kLossComment) first.
 harness::Status ApplyLoss(const harness::Node& node,
                           const std::vector<std::string>& sources,
                           double probability);
