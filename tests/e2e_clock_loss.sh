@@ -131,6 +131,6 @@ ns=$(ns_of "$run" "$node")
 kill -9 "$pid"; wait "$pid" 2>/dev/null || true; pid=""
 ip netns exec "$ns" iptables -S INPUT | grep -q faultline-loss || fail "no loss rule before heal"
 "$FAULTLINE_BIN" heal "$run" >"$WORK/heal.txt" 2>&1 || { cat "$WORK/heal.txt"; fail "heal exited non-zero"; }
-grep -q "iptables -F in netns $ns" "$WORK/heal.txt" || { cat "$WORK/heal.txt"; fail "heal did not flush the loss rules"; }
+grep -q -- "--comment faultline-loss -j DROP on netns $ns" "$WORK/heal.txt" || { cat "$WORK/heal.txt"; fail "heal did not remove the loss rule"; }
 grep -qF "$ns" <<<"$(ip netns list)" && fail "namespace $ns remains"
 echo "PASS: faultline heal removed the loss rules after kill -9"

@@ -125,7 +125,7 @@ grep -q NFQUEUE <<<"$(ip netns exec "$ns_slow" iptables -S)" || fail "no NFQUEUE
 daemons=$(netdelay_pids "$run")
 [ -n "$daemons" ] || fail "no faultline-netdelay running before heal"
 "$FAULTLINE_BIN" heal "$run" >"$WORK/heal.txt" 2>&1 || { cat "$WORK/heal.txt"; fail "heal exited non-zero"; }
-grep -q "iptables -F in netns $ns_slow" "$WORK/heal.txt" || { cat "$WORK/heal.txt"; fail "heal did not flush the delay rules"; }
+grep -q -- "-X faultline-delay on netns $ns_slow" "$WORK/heal.txt" || { cat "$WORK/heal.txt"; fail "heal did not remove the delay chain"; }
 for p in $daemons; do
   state=$(sed -E 's/.*\) (.).*/\1/' "/proc/$p/stat" 2>/dev/null || echo gone)
   [ "$state" = gone ] || [ "$state" = Z ] || fail "faultline-netdelay $p survived heal (state $state)"

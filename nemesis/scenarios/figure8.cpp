@@ -132,6 +132,7 @@ Result<Value> NetnsNemesis::StartFigure8(const harness::FaultStep& step) {
   {
     harness::LedgerEntry entry;
     entry.kind = "iptables";
+    entry.name = kFigure8Chain;  // heal removes exactly this chain
     LocateEntry(node_of(*a), &entry);
     entry.node = node_of(*a).name;
     long seq = ledger_.Record(entry);
