@@ -4,106 +4,77 @@
 #include <string>
 
 #include "harness/config/config.h"
+#include "harness/config/config_test_util.h"
 
-using faultline::harness::ConfigError;
-using faultline::harness::DescribeSpec;
-using faultline::harness::LoadConfigText;
-using faultline::harness::LoadResult;
+using namespace faultline::harness;
+using namespace faultline::harness::config_testing;
 
 namespace {
 
-LoadResult Load(const std::string& faults) {
-  return LoadConfigText(
-      "name: x\ncluster: {nodes: 3}\ntarget: {name: raftkv}\n"
-      "nemesis:\n  faults:\n" +
-          faults,
-      "t.yaml", {});
-}
-
-ConfigError OnlyError(const LoadResult& r) {
-  INFO(r.FormatErrors());
-  REQUIRE_FALSE(r.ok());
-  REQUIRE(r.errors.size() == 1);
-  return r.errors[0];
-}
-
-bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
+// A raftkv config on 3 nodes whose nemesis.faults list (from line 6) is
+// `faults`.
+std::string Faults(const std::string& faults) {
+  return "name: x\ncluster: {nodes: 3}\ntarget: {name: raftkv}\n"
+         "nemesis:\n  faults:\n" +
+         faults;
 }
 
 }  // namespace
 
 TEST_CASE("same: later faults of a group take the first fault's nodes",
           "[config][schedule]") {
-  LoadResult r = Load(
-      "    - together:\n"
-      "        - {fault: clock, targets: [follower], clock_rate: 0.85}\n"
-      "        - {fault: partition, partitions: [same]}\n"
-      "        - {fault: pause, targets: [same]}\n");
-  INFO(r.FormatErrors());
-  REQUIRE(r.ok());
+  LoadResult r = MustLoad(
+      Faults("    - together:\n"
+             "        - {fault: clock, targets: [follower], clock_rate: 0.85}\n"
+             "        - {fault: partition, partitions: [same]}\n"
+             "        - {fault: pause, targets: [same]}\n"));
   const auto& group = r.spec->nemesis.entries.at(0);
   REQUIRE(group.faults.size() == 3);
   CHECK(group.faults[1].partitions == std::vector<std::string>{"same"});
   CHECK(group.faults[2].targets == std::vector<std::string>{"same"});
-  LoadResult again = LoadConfigText(DescribeSpec(*r.spec), "described", {});
-  INFO(DescribeSpec(*r.spec));
-  INFO(again.FormatErrors());
-  REQUIRE(again.ok());
-  CHECK(again.spec->nemesis == r.spec->nemesis);
+  CHECK(MustLoadDescribed(*r.spec).spec->nemesis == r.spec->nemesis);
 }
 
 TEST_CASE("same: misplaced uses are errors with file, line and column",
           "[config][schedule]") {
   // On the first fault of a group: nothing earlier to take nodes from.
-  ConfigError first = OnlyError(
-      Load("    - together:\n"
-           "        - {fault: clock, targets: [same], clock_rate: 0.5}\n"
-           "        - {fault: partition, partitions: [one]}\n"));
-  CHECK(first.file == "t.yaml");
-  CHECK(first.line == 7);
-  CHECK(first.column == 35);
-  CHECK(Contains(first.message, "first fault of a group"));
-  CHECK(Contains(first.hint, "targets: [follower]"));
+  // A together group (from line 6) of the faults `first`, `second`.
+  auto group = [](const std::string& first, const std::string& second) {
+    return Faults("    - together:\n        - " + first + "\n        - " +
+                  second + "\n");
+  };
+  ExpectError(group("{fault: clock, targets: [same], clock_rate: 0.5}",
+                    "{fault: partition, partitions: [one]}"),
+              {.file = "t.yaml",
+               .line = 7,
+               .column = 35,
+               .message_has = {"first fault of a group"},
+               .hint_has = {"targets: [follower]"}});
 
   // After a partition: a shape names no single set of nodes.
-  ConfigError after_partition = OnlyError(
-      Load("    - together:\n"
-           "        - {fault: partition, partitions: [one]}\n"
-           "        - {fault: clock, targets: [same], clock_rate: 0.5}\n"));
-  CHECK(after_partition.line == 8);
-  CHECK(after_partition.column == 35);
-  CHECK(Contains(after_partition.message, "first fault is a partition"));
+  ExpectError(
+      group("{fault: partition, partitions: [one]}",
+            "{fault: clock, targets: [same], clock_rate: 0.5}"),
+      {.line = 8, .column = 35, .message_has = {"first fault is a partition"}});
 
   // Cutting off every node.
-  ConfigError all = OnlyError(
-      Load("    - together:\n"
-           "        - {fault: clock, targets: [all], clock_rate: 0.5}\n"
-           "        - {fault: partition, partitions: [same]}\n"));
-  CHECK(all.line == 8);
-  CHECK(Contains(all.message, "every node"));
+  ExpectError(group("{fault: clock, targets: [all], clock_rate: 0.5}",
+                    "{fault: partition, partitions: [same]}"),
+              {.line = 8, .message_has = {"every node"}});
 
   // Outside a group, as a plain fault mapping or at the nemesis level.
-  ConfigError alone =
-      OnlyError(Load("    - {fault: pause, targets: [same]}\n"));
-  CHECK(alone.line == 6);
-  CHECK(alone.column == 32);
-  CHECK(Contains(alone.message, "only fits a later fault"));
-  ConfigError level = OnlyError(LoadConfigText(
-      "name: x\nnemesis:\n  faults: [pause]\n  targets: [one, same]\n",
-      "t.yaml", {}));
-  CHECK(level.line == 4);
-  CHECK(level.column == 18);
-  CHECK(Contains(level.message, "`together` group"));
+  ExpectError(
+      Faults("    - {fault: pause, targets: [same]}\n"),
+      {.line = 6, .column = 32, .message_has = {"only fits a later fault"}});
+  ExpectError("name: x\nnemesis:\n  faults: [pause]\n  targets: [one, same]\n",
+              {.line = 4, .column = 18, .message_has = {"`together` group"}});
 
   // Drawn among other selectors.
-  ConfigError mixed = OnlyError(
-      Load("    - together:\n"
-           "        - {fault: clock, targets: [one], clock_rate: 0.5}\n"
-           "        - {fault: pause, targets: [same, one]}\n"));
-  CHECK(mixed.line == 8);
-  CHECK(Contains(mixed.message, "among other choices"));
-  CHECK(Contains(mixed.hint, "targets: [same]"));
+  ExpectError(group("{fault: clock, targets: [one], clock_rate: 0.5}",
+                    "{fault: pause, targets: [same, one]}"),
+              {.line = 8,
+               .message_has = {"among other choices"},
+               .hint_has = {"targets: [same]"}});
 }
 
 TEST_CASE(
@@ -111,8 +82,7 @@ TEST_CASE(
     "switch",
     "[config][schedule]") {
   auto load = [](const char* name) {
-    auto k = faultline::harness::LoadConfigFile(
-        std::string(FAULTLINE_SOURCE_DIR) + "/configs/known/" + name + ".yaml");
+    auto k = LoadConfigFile(SourceDir() + "/configs/known/" + name + ".yaml");
     INFO(name << ": " << k.FormatErrors());
     REQUIRE(k.ok());
     return *k.spec;

@@ -7,17 +7,11 @@
 #include "harness/config/config.h"
 #include "harness/config/config_test_util.h"
 
-using faultline::harness::ConfigError;
-using faultline::harness::DescribeSpec;
-using faultline::harness::LoadConfigText;
-using faultline::harness::LoadResult;
-using faultline::harness::Overrides;
-using faultline::harness::config_testing::Contains;
-using faultline::harness::config_testing::Load;
-using faultline::harness::config_testing::OnlyError;
+using namespace faultline::harness;
+using namespace faultline::harness::config_testing;
 
 TEST_CASE("ssh cluster: hosts as addresses and as maps", "[config][ssh]") {
-  LoadResult r = Load(R"(name: s
+  LoadResult r = MustLoad(R"(name: s
 target: {name: raftkv}
 cluster:
   provider: ssh
@@ -34,8 +28,6 @@ cluster:
   controller_ip: 10.77.70.1
   work_dir: /var/tmp
 )");
-  INFO(r.FormatErrors());
-  REQUIRE(r.ok());
   const auto& c = r.spec->cluster;
   CHECK(c.provider == "ssh");
   CHECK(c.nodes == 3);
@@ -54,17 +46,12 @@ cluster:
   CHECK(c.controller_ip == "10.77.70.1");
   CHECK(c.work_dir == "/var/tmp");
   // The description loads back to the same spec.
-  LoadResult back = LoadConfigText(DescribeSpec(*r.spec), "d");
-  INFO(back.FormatErrors());
-  REQUIRE(back.ok());
-  CHECK(back.spec->cluster == c);
+  CHECK(MustLoadDescribed(*r.spec).spec->cluster == c);
 }
 
 TEST_CASE("ssh cluster: defaults", "[config][ssh]") {
   LoadResult r =
-      Load("name: s\ncluster: {provider: ssh, nodes: [a1, a2, a3]}\n");
-  INFO(r.FormatErrors());
-  REQUIRE(r.ok());
+      MustLoad("name: s\ncluster: {provider: ssh, nodes: [a1, a2, a3]}\n");
   const auto& c = r.spec->cluster;
   CHECK(c.user == "root");
   CHECK(c.port == 22);
@@ -72,98 +59,79 @@ TEST_CASE("ssh cluster: defaults", "[config][ssh]") {
   CHECK(c.host_key_policy == "strict");
   CHECK_FALSE(c.sudo);
   CHECK(c.work_dir == "/tmp");
-  LoadResult back = LoadConfigText(DescribeSpec(*r.spec), "d");
-  INFO(back.FormatErrors());
-  REQUIRE(back.ok());
-  CHECK(back.spec->cluster == c);
+  CHECK(MustLoadDescribed(*r.spec).spec->cluster == c);
 }
 
 TEST_CASE("ssh cluster: bad combinations are errors with a place",
           "[config][ssh]") {
+  // An ssh cluster of the hosts a, b, c, with the keys `extra` after them.
+  auto abc = [](const std::string& extra) {
+    return "name: s\ncluster: {provider: ssh, nodes: [a, b, c]" + extra + "}\n";
+  };
+  // An ssh cluster whose host list (line 4) ends with `hosts` (from line 5).
+  auto hosts = [](const std::string& lines) {
+    return "name: s\ncluster:\n  provider: ssh\n  nodes:\n" + lines;
+  };
   SECTION("ssh without a host list") {
-    auto e = OnlyError(Load("name: s\ncluster: {provider: ssh, nodes: 3}\n"));
-    CHECK(e.line == 2);
-    CHECK(Contains(e.message, "list of the hosts"));
+    ExpectError("name: s\ncluster: {provider: ssh, nodes: 3}\n",
+                {.line = 2, .message_has = {"list of the hosts"}});
   }
   SECTION("ssh with no nodes key at all") {
-    auto e = OnlyError(Load("name: s\ncluster:\n  provider: ssh\n"));
-    CHECK(e.line == 3);
-    CHECK(Contains(e.message, "list of the hosts"));
+    ExpectError("name: s\ncluster:\n  provider: ssh\n",
+                {.line = 3, .message_has = {"list of the hosts"}});
   }
   SECTION("a host list under netns") {
-    auto e = OnlyError(Load("name: s\ncluster:\n  nodes: [a, b, c]\n"));
-    CHECK(e.line == 3);
-    CHECK(e.column == 10);
-    CHECK(Contains(e.message, "provider is netns"));
-    CHECK(Contains(e.hint, "provider: ssh"));
+    ExpectError("name: s\ncluster:\n  nodes: [a, b, c]\n",
+                {.line = 3,
+                 .column = 10,
+                 .message_has = {"provider is netns"},
+                 .hint_has = {"provider: ssh"}});
   }
   SECTION("an ssh key under netns") {
-    auto e = OnlyError(Load("name: s\ncluster:\n  nodes: 3\n  sudo: true\n"));
-    CHECK(e.line == 4);
-    CHECK(Contains(e.message, "cluster.sudo is a key of provider ssh"));
+    ExpectError(
+        "name: s\ncluster:\n  nodes: 3\n  sudo: true\n",
+        {.line = 4, .message_has = {"cluster.sudo is a key of provider ssh"}});
   }
   SECTION("subnet with ssh") {
-    auto e = OnlyError(
-        Load("name: s\ncluster:\n  provider: ssh\n  nodes: [a, b, c]\n"
-             "  subnet: 10.77.70.0/24\n"));
-    CHECK(e.line == 5);
-    CHECK(Contains(e.message, "subnet is for provider netns"));
+    ExpectError(
+        "name: s\ncluster:\n  provider: ssh\n  nodes: [a, b, c]\n"
+        "  subnet: 10.77.70.0/24\n",
+        {.line = 5, .message_has = {"subnet is for provider netns"}});
   }
   SECTION("duplicate address") {
-    auto e = OnlyError(
-        Load("name: s\ncluster:\n  provider: ssh\n  nodes:\n    - 10.0.0.2\n"
-             "    - {name: x, address: 10.0.0.2}\n"));
-    CHECK(e.line == 6);
-    CHECK(Contains(e.message, "used twice"));
+    ExpectError(hosts("    - 10.0.0.2\n    - {name: x, address: 10.0.0.2}\n"),
+                {.line = 6, .message_has = {"used twice"}});
   }
   SECTION("duplicate name") {
-    auto e =
-        OnlyError(Load("name: s\ncluster:\n  provider: ssh\n  nodes:\n"
-                       "    - {name: n2, address: a}\n    - b\n"));
-    CHECK(e.line == 6);
-    CHECK(Contains(e.message, "n2"));
+    ExpectError(hosts("    - {name: n2, address: a}\n    - b\n"),
+                {.line = 6, .message_has = {"n2"}});
   }
   SECTION("a host name that could inject shell") {
-    auto e =
-        OnlyError(Load("name: s\ncluster:\n  provider: ssh\n  nodes:\n"
-                       "    - {name: 'n1; rm -rf /', address: a}\n"));
-    CHECK(e.line == 5);
-    CHECK(Contains(e.message, "not a plain name"));
+    ExpectError(hosts("    - {name: 'n1; rm -rf /', address: a}\n"),
+                {.line = 5, .message_has = {"not a plain name"}});
   }
   SECTION("a host without an address") {
-    auto e = OnlyError(Load(
-        "name: s\ncluster:\n  provider: ssh\n  nodes:\n    - {name: n1}\n"));
-    CHECK(e.line == 5);
-    CHECK(Contains(e.message, "address"));
+    ExpectError(hosts("    - {name: n1}\n"),
+                {.line = 5, .message_has = {"address"}});
   }
   SECTION("too many hosts") {
-    auto e = OnlyError(Load(
-        "name: s\ncluster: {provider: ssh, nodes: [a,b,c,d,e,f,g,h,i,j]}\n"));
-    CHECK(Contains(e.message, "1 to 9 hosts"));
+    ExpectError(
+        "name: s\ncluster: {provider: ssh, nodes: [a,b,c,d,e,f,g,h,i,j]}\n",
+        {.message_has = {"1 to 9 hosts"}});
   }
   SECTION("relative key path") {
-    auto e = OnlyError(Load(
-        "name: s\ncluster: {provider: ssh, nodes: [a, b, c], key: id_rsa}\n"));
-    CHECK(Contains(e.message, "absolute path"));
+    ExpectError(abc(", key: id_rsa"), {.message_has = {"absolute path"}});
   }
   SECTION("unknown host key policy") {
-    auto e =
-        OnlyError(Load("name: s\ncluster: {provider: ssh, nodes: [a, b, c], "
-                       "host_key_policy: yolo}\n"));
-    CHECK(Contains(e.message, "yolo"));
+    ExpectError(abc(", host_key_policy: yolo"), {.message_has = {"yolo"}});
   }
   SECTION("bad work_dir") {
-    auto e =
-        OnlyError(Load("name: s\ncluster: {provider: ssh, nodes: [a, b, c], "
-                       "work_dir: tmp/x}\n"));
-    CHECK(Contains(e.message, "absolute path"));
+    ExpectError(abc(", work_dir: tmp/x"), {.message_has = {"absolute path"}});
   }
   SECTION("--nodes cannot resize a host list") {
     Overrides o;
     o.nodes = 5;
-    auto e = OnlyError(
-        Load("name: s\ncluster: {provider: ssh, nodes: [a, b, c]}\n", o));
-    CHECK(Contains(e.message, "--nodes"));
+    ExpectError(abc(""), {.message_has = {"--nodes"}}, o);
   }
 }
 
@@ -171,14 +139,12 @@ TEST_CASE("ssh cluster: delay, kill-voter and figure8 are accepted",
           "[config][ssh]") {
   // The daemon they need is copied to the nodes (nemesis/net/netdelay_node.h).
   for (const char* fault : {"delay", "kill-voter"}) {
-    auto r = Load(std::string("name: s\ncluster: {provider: ssh, "
-                              "nodes: [a, b, c]}\nnemesis:\n  "
-                              "faults: [partition, ") +
-                  fault + "]\n");
-    CHECK(r.ok());
+    CheckLoads(std::string("name: s\ncluster: {provider: ssh, "
+                           "nodes: [a, b, c]}\nnemesis:\n  "
+                           "faults: [partition, ") +
+               fault + "]\n");
   }
-  auto r = Load(
+  CheckLoads(
       "name: s\ncluster: {provider: ssh, nodes: [a, b, c]}\n"
       "target: {name: raftkv}\nnemesis:\n  faults: [figure8]\n");
-  CHECK(r.ok());
 }
