@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
@@ -143,46 +144,88 @@ class FakeWorkload : public Workload {
   }
 };
 
+// One run of the interpreter against the fakes, its history journaled to a
+// file of its own: a case sets `spec` (recovery is 0), swaps in its own
+// target, nemesis, workload or plan, calls Run() and reads `history` (and
+// the closed file at `path`, removed with the fixture).
+class InterpreterRun {
+ public:
+  InterpreterRun() { spec.recovery_s = 0; }
+  ~InterpreterRun() { std::filesystem::remove(path); }
+  InterpreterRun(const InterpreterRun&) = delete;
+  InterpreterRun& operator=(const InterpreterRun&) = delete;
+
+  InterpreterReport Run() {
+    auto journal =
+        Journal::Open(path.string(), std::chrono::steady_clock::now());
+    REQUIRE(journal.ok());
+    InterpreterConfig c;
+    c.spec = &spec;
+    c.cluster = &cluster;
+    c.target = target;
+    c.nemesis = nemesis;
+    c.workload = workload;
+    c.journal = journal->get();
+    c.next_fault = next_fault;
+    InterpreterReport report = RunInterpreter(c);
+    history = (*journal)->Snapshot();
+    journal->reset();  // closes the file
+    return report;
+  }
+
+  // A run of `seconds` with `workers` workers that invoke `rate` ops/s.
+  void Workers(double seconds, int workers, double rate) {
+    spec.time_limit_s = seconds;
+    spec.workload.concurrency = workers;
+    spec.workload.rate = rate;
+  }
+
+  // Runs ~0.3 s, one worker, with `plan` as every plan of `faults`.
+  void RunPlans(Nemesis& faults, FaultPlan plan) {
+    Workers(0.3, 1, 50);
+    spec.nemesis.interval_s = 0.05;
+    nemesis = &faults;
+    next_fault = [plan] { return plan; };
+    Run();
+  }
+
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() /
+      ("interp-test-" + std::to_string(getpid()) + ".jsonl");
+  TestSpec spec;
+  FakeCluster cluster;
+  FakeTarget fake_target;
+  FakeWorkload fake_workload;
+  Target* target = &fake_target;
+  Nemesis* nemesis = nullptr;  // no faults
+  Workload* workload = &fake_workload;
+  std::function<FaultPlan()> next_fault;
+  faultline::checkers::History history;
+};
+
 }  // namespace
 
-TEST_CASE("interpreter writes an honest, well-formed, checkable history") {
-  auto path = std::filesystem::temp_directory_path() /
-              ("interp-test-" + std::to_string(getpid()) + ".jsonl");
-  TestSpec spec;
-  spec.time_limit_s = 1.0;
-  spec.recovery_s = 0;
-  spec.workload.concurrency = 3;
-  spec.workload.rate = 600;
+TEST_CASE_METHOD(InterpreterRun,
+                 "interpreter writes an honest, well-formed, checkable "
+                 "history") {
+  Workers(1.0, 3, 600);
   spec.nemesis.interval_s = 0.15;
   spec.nemesis.duration_s = 0.15;
-  FakeCluster cluster;
-  FakeTarget target;
-  FakeNemesis nemesis;
-  FakeWorkload workload;
-  auto journal = Journal::Open(path.string(), std::chrono::steady_clock::now());
-  REQUIRE(journal.ok());
-  InterpreterConfig c;
-  c.spec = &spec;
-  c.cluster = &cluster;
-  c.target = &target;
-  c.nemesis = &nemesis;
-  c.workload = &workload;
-  c.journal = journal->get();
-  c.next_fault = [] {
+  FakeNemesis faults;
+  nemesis = &faults;
+  next_fault = [] {
     return FaultPlan{{FaultStep{"partition", "halves", 1}}, 0.15};
   };
-  InterpreterReport report = RunInterpreter(c);
+  InterpreterReport report = Run();
 
   CHECK_FALSE(report.aborted);
   CHECK(report.invocations > 100);
   CHECK(report.info > 0);
-  CHECK(nemesis.starts >= 2);
-  CHECK(nemesis.stops == nemesis.starts);
-  CHECK(nemesis.heal_alls >= 1);
+  CHECK(faults.starts >= 2);
+  CHECK(faults.stops == faults.starts);
+  CHECK(faults.heal_alls >= 1);
   CHECK(report.problems.empty());
 
-  auto history = (*journal)->Snapshot();
-  journal->reset();  // closes the file
   // The file on disk is the same history and reads back cleanly.
   FILE* f = std::fopen(path.string().c_str(), "rb");
   REQUIRE(f != nullptr);
@@ -191,7 +234,6 @@ TEST_CASE("interpreter writes an honest, well-formed, checkable history") {
   std::size_t n;
   while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
   std::fclose(f);
-  std::filesystem::remove(path);
   auto read = faultline::checkers::ParseJsonl(text);
   REQUIRE(read.ok);
   REQUIRE(read.history.size() == history.size());
@@ -278,35 +320,20 @@ class TaggingWorkload : public FakeWorkload {
 
 }  // namespace
 
-TEST_CASE("interpreter: leader observer and stateful clients") {
-  auto path = std::filesystem::temp_directory_path() /
-              ("interp-observe-" + std::to_string(getpid()) + ".jsonl");
-  TestSpec spec;
-  spec.time_limit_s = 0.5;
-  spec.recovery_s = 0;
-  spec.workload.concurrency = 2;
-  spec.workload.rate = 200;
+TEST_CASE_METHOD(InterpreterRun,
+                 "interpreter: leader observer and stateful clients") {
+  Workers(0.5, 2, 200);
   spec.workload.observe_ms = 20;
-  FakeCluster cluster;
-  ObservedTarget target;
-  target.unreachable_n2 = GENERATE(false, true);
-  TaggingWorkload workload;
-  auto journal = Journal::Open(path.string(), std::chrono::steady_clock::now());
-  REQUIRE(journal.ok());
-  InterpreterConfig c;
-  c.spec = &spec;
-  c.cluster = &cluster;
-  c.target = &target;
-  c.workload = &workload;
-  c.journal = journal->get();
-  InterpreterReport report = RunInterpreter(c);
-  auto history = (*journal)->Snapshot();
-  journal->reset();
-  std::filesystem::remove(path);
+  ObservedTarget observed;
+  observed.unreachable_n2 = GENERATE(false, true);
+  target = &observed;
+  TaggingWorkload tagging;
+  workload = &tagging;
+  InterpreterReport report = Run();
 
   // About 0.5 s / 20 ms = 25 rounds per node; allow for a slow machine.
   CHECK(report.observations >= 10);
-  CHECK(report.observations == target.inspections.load());
+  CHECK(report.observations == observed.inspections.load());
   int observe_ok = 0, observe_fail = 0, tagged = 0;
   std::set<std::int64_t> tags;
   for (const auto& e : history) {
@@ -335,7 +362,7 @@ TEST_CASE("interpreter: leader observer and stateful clients") {
   }
   CHECK(tagged > 10);
   CHECK(observe_ok > 0);
-  CHECK((observe_fail > 0) == target.unreachable_n2);
+  CHECK((observe_fail > 0) == observed.unreachable_n2);
   // Observers never interleave two operations of one process.
   CHECK_FALSE(faultline::checkers::CheckWellFormed(history, ""));
 
@@ -375,39 +402,20 @@ class StackingNemesis : public Nemesis {
 
 }  // namespace
 
-TEST_CASE("a combined plan starts in order and heals newest first") {
-  auto path = std::filesystem::temp_directory_path() /
-              ("interp-plan-" + std::to_string(getpid()) + ".jsonl");
-  TestSpec spec;
-  spec.time_limit_s = 0.6;
-  spec.recovery_s = 0;
-  spec.workload.concurrency = 1;
-  spec.workload.rate = 50;
+TEST_CASE_METHOD(InterpreterRun,
+                 "a combined plan starts in order and heals newest first") {
+  Workers(0.6, 1, 50);
   spec.nemesis.interval_s = 0.05;
-  FakeCluster cluster;
-  FakeTarget target;
-  StackingNemesis nemesis;
-  FakeWorkload workload;
-  auto journal = Journal::Open(path.string(), std::chrono::steady_clock::now());
-  REQUIRE(journal.ok());
-  InterpreterConfig c;
-  c.spec = &spec;
-  c.cluster = &cluster;
-  c.target = &target;
-  c.nemesis = &nemesis;
-  c.workload = &workload;
-  c.journal = journal->get();
-  c.next_fault = [] {
+  StackingNemesis stacking;
+  nemesis = &stacking;
+  next_fault = [] {
     return FaultPlan{
         {FaultStep{"partition", "halves", 1}, FaultStep{"loss", "all", 2},
          FaultStep{"pause", "one", 3}},
         10.0};
   };
-  InterpreterReport report = RunInterpreter(c);
-  CHECK(nemesis.active.empty());
-  auto history = (*journal)->Snapshot();
-  journal->reset();
-  std::filesystem::remove(path);
+  InterpreterReport report = Run();
+  CHECK(stacking.active.empty());
   std::vector<std::string> nemesis_infos;
   for (const auto& e : history)
     if (e.is_nemesis() && e.type == EventType::kInfo)
@@ -455,37 +463,6 @@ class SameNemesis : public Nemesis {
   int active = 0;
 };
 
-// Runs one ~0.3 s interpreter whose every plan is `plan`; returns the
-// history.
-faultline::checkers::History RunPlans(Nemesis& nemesis, FaultPlan plan) {
-  auto path = std::filesystem::temp_directory_path() /
-              ("interp-same-" + std::to_string(getpid()) + ".jsonl");
-  TestSpec spec;
-  spec.time_limit_s = 0.3;
-  spec.recovery_s = 0;
-  spec.workload.concurrency = 1;
-  spec.workload.rate = 50;
-  spec.nemesis.interval_s = 0.05;
-  FakeCluster cluster;
-  FakeTarget target;
-  FakeWorkload workload;
-  auto journal = Journal::Open(path.string(), std::chrono::steady_clock::now());
-  REQUIRE(journal.ok());
-  InterpreterConfig c;
-  c.spec = &spec;
-  c.cluster = &cluster;
-  c.target = &target;
-  c.nemesis = &nemesis;
-  c.workload = &workload;
-  c.journal = journal->get();
-  c.next_fault = [plan] { return plan; };
-  RunInterpreter(c);
-  auto history = (*journal)->Snapshot();
-  journal->reset();
-  std::filesystem::remove(path);
-  return history;
-}
-
 }  // namespace
 
 TEST_CASE("NodesActedOn and BindSame read the first fault's nodes") {
@@ -516,18 +493,19 @@ TEST_CASE("NodesActedOn and BindSame read the first fault's nodes") {
   CHECK(nameless.error().find("names no nodes") != std::string::npos);
 }
 
-TEST_CASE("same: later faults of a plan act on the first fault's nodes") {
-  SameNemesis nemesis;
-  auto history =
-      RunPlans(nemesis, FaultPlan{{FaultStep{"clock", "follower", 1},
-                                   FaultStep{"partition", kSameNodes, 2},
-                                   FaultStep{"pause", kSameNodes, 3}},
-                                  10.0});
-  REQUIRE(nemesis.steps.size() >= 3);
-  CHECK(nemesis.steps[0].nodes.empty());
-  CHECK(nemesis.steps[1].kind == "partition");
-  CHECK(nemesis.steps[1].nodes == std::vector<std::string>{"n2"});
-  CHECK(nemesis.steps[2].nodes == std::vector<std::string>{"n2"});
+TEST_CASE_METHOD(InterpreterRun,
+                 "same: later faults of a plan act on the first fault's "
+                 "nodes") {
+  SameNemesis same;
+  RunPlans(same, FaultPlan{{FaultStep{"clock", "follower", 1},
+                            FaultStep{"partition", kSameNodes, 2},
+                            FaultStep{"pause", kSameNodes, 3}},
+                           10.0});
+  REQUIRE(same.steps.size() >= 3);
+  CHECK(same.steps[0].nodes.empty());
+  CHECK(same.steps[1].kind == "partition");
+  CHECK(same.steps[1].nodes == std::vector<std::string>{"n2"});
+  CHECK(same.steps[2].nodes == std::vector<std::string>{"n2"});
   // The history names the bound nodes in the invocation and the start.
   int bound_invokes = 0;
   for (const auto& e : history) {
@@ -538,19 +516,20 @@ TEST_CASE("same: later faults of a plan act on the first fault's nodes") {
     if (e.type == EventType::kInvoke) ++bound_invokes;
   }
   CHECK(bound_invokes >= 1);
-  CHECK(nemesis.active == 0);
+  CHECK(same.active == 0);
 }
 
-TEST_CASE("same: a first fault that did not start leaves no nodes to share") {
-  SameNemesis nemesis;
-  auto history =
-      RunPlans(nemesis, FaultPlan{{FaultStep{"kill", "leader", 1},
-                                   FaultStep{"partition", kSameNodes, 2}},
-                                  10.0});
+TEST_CASE_METHOD(InterpreterRun,
+                 "same: a first fault that did not start leaves no nodes to "
+                 "share") {
+  SameNemesis same;
+  RunPlans(same, FaultPlan{{FaultStep{"kill", "leader", 1},
+                            FaultStep{"partition", kSameNodes, 2}},
+                           10.0});
   // Only the kill reached the nemesis; the partition is an info event
   // with the reason, and no fault is left active.
-  REQUIRE_FALSE(nemesis.steps.empty());
-  for (const FaultStep& s : nemesis.steps) CHECK(s.kind == "kill");
+  REQUIRE_FALSE(same.steps.empty());
+  for (const FaultStep& s : same.steps) CHECK(s.kind == "kill");
   bool partition_info = false;
   for (const auto& e : history) {
     if (e.is_nemesis() && e.f == "start-partition" &&
@@ -560,5 +539,5 @@ TEST_CASE("same: a first fault that did not start leaves no nodes to share") {
     }
   }
   CHECK(partition_info);
-  CHECK(nemesis.active == 0);
+  CHECK(same.active == 0);
 }
