@@ -15,12 +15,15 @@
 #   key whose public half is in WORK/authorized_keys, valid for every user),
 #   SSH_KNOWN_HOSTS (empty file) and SSH_BRIDGE_ADDR.
 #   ssh_nodes_down: stops the sshds, removes namespaces and the bridge.
+#   ssh_nodes_gone: after ssh_nodes_down, fails if a namespace, the bridge
+#     or an sshd is left behind.
 #   node_sh I CMD...: runs CMD in node I's (0-based) network and mount
 #     namespaces, as that node's processes see the machine.
 
 SSH_NS=()
 SSH_ADDR=()
 SSH_SSHD_PIDS=()
+SSH_STOPPED_PIDS=()
 SSH_BRIDGE=""
 
 ssh_nodes_up() {
@@ -121,6 +124,21 @@ ssh_nodes_down() {
   for pid in "${SSH_SSHD_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
   for ns in "${SSH_NS[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
   [ -n "$SSH_BRIDGE" ] && ip link del "$SSH_BRIDGE" 2>/dev/null || true
+  SSH_STOPPED_PIDS+=("${SSH_SSHD_PIDS[@]}")
   SSH_SSHD_PIDS=()
+  return 0
+}
+
+ssh_nodes_gone() {
+  local ns pid
+  for ns in "${SSH_NS[@]}"; do
+    grep -qw "$ns" <<<"$(ip netns list)" && fail "namespace $ns left behind"
+  done
+  if [ -n "$SSH_BRIDGE" ] && ip link show "$SSH_BRIDGE" >/dev/null 2>&1; then
+    fail "bridge $SSH_BRIDGE left behind"
+  fi
+  for pid in "${SSH_STOPPED_PIDS[@]}"; do
+    kill -0 "$pid" 2>/dev/null && fail "sshd $pid still runs"
+  done
   return 0
 }
