@@ -164,6 +164,22 @@ Verdict CheckLinearizable(const History& history,
   std::vector<Partition>& parts = built.partitions;
   std::size_t total_ops = 0;
   for (const Partition& p : parts) total_ops += p.ops.size();
+  if (total_ops + built.failed_ops == 0) {
+    // An empty file, blank lines, or only nemesis events: a verdict of
+    // valid would claim a check that never happened.
+    v.summary = "no client operation in the history (" +
+                std::to_string(history.size()) +
+                " event(s)), so nothing was checked";
+    v.explanation = v.summary +
+                    "\nA history without client operations is unknown, "
+                    "never valid.\n";
+    v.details_json = "{\"model\":";
+    AppendJsonString(v.details_json, options.model);
+    v.details_json += ",\"keys\":0,\"ops\":0,\"reason\":";
+    AppendJsonString(v.details_json, v.summary);
+    v.details_json += "}";
+    return v;
+  }
 
   linear::Budget budget;
   budget.limit = options.memory_limit_bytes;

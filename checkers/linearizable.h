@@ -55,8 +55,9 @@ struct LinearizableOptions {
   bool split_quiescent = true;  // split keys at quiescent points
 };
 
-// Checks `history` (well-formed per CheckWellFormed; a malformed history or
-// an unknown model gives `unknown` with the reason in the summary).
+// Checks `history` (well-formed per CheckWellFormed; a malformed history, an
+// unknown model, or a history without a single client operation (empty,
+// nemesis events only) gives `unknown` with the reason in the summary).
 //
 // Verdict fields: summary is one line ("key k3: read returned 4 but the
 // register held 7"); explanation is readable text (the key, the longest

@@ -11,7 +11,9 @@
 //  - EDN op maps, one per line ("{:process 0, :type :invoke, :f :get,
 //    :key \"6\", :value nil}"), as in test_data/kv/.
 //  - Blank lines and any other line (log noise) are skipped; one warning
-//    counts the skipped non-blank lines.
+//    counts the skipped non-blank lines. Text whose non-blank lines are all
+//    skipped (not one event) is an error at the first of them: it is not a
+//    Porcupine log. Empty or blank text is an empty history.
 // A jepsen.util line whose fields are malformed, or a malformed op map, is
 // an error. The last line, when unterminated and cut short, is ignored with
 // a warning. Events get index = position; there are no times.
@@ -203,6 +205,12 @@ ReadResult ParsePorcupineLog(std::string_view text) {
       result.error.line = line_no;
       result.error.column = static_cast<std::int64_t>(fail.column) + 1;
       result.error.message = std::move(fail.message);
+      if (trimmed.starts_with("{\"")) {
+        result.error.message +=
+            "; expected an EDN op map ({:process 0, :type :invoke, ...}), "
+            "and this line looks like JSON: a faultline history needs "
+            "--format jsonl";
+      }
       return result;
     }
     e.index = static_cast<std::int64_t>(result.history.size());
@@ -226,6 +234,21 @@ ReadResult ParsePorcupineLog(std::string_view text) {
       }
     }
     result.history.push_back(std::move(e));
+  }
+  if (result.history.empty() && skipped > 0) {
+    // Text with lines but not one event is not a Porcupine log (a README, a
+    // JSONL history): reading it as an empty history would check nothing.
+    result.ok = false;
+    result.error.line = first_skipped;
+    result.error.column = 1;
+    result.error.message =
+        "no history event in " + std::to_string(skipped) +
+        " non-blank line(s), and this is the first: expected Jepsen log "
+        "lines (\"INFO  jepsen.util - 0\\t:invoke\\t:read\\tnil\", tab-"
+        "separated) or EDN op maps, one per line ({:process 0, :type "
+        ":invoke, :f :read, :value nil}); a faultline history needs "
+        "--format jsonl, a Jepsen history.edn --format edn";
+    return result;
   }
   if (skipped > 0) {
     result.warnings.push_back(

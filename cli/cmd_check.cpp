@@ -145,8 +145,9 @@ void AddCheckCommand(CLI::App& root, int& exit_code) {
   cmd->footer(
       "The history format is docs/history-format.md (JSON Lines). Malformed "
       "input is\nreported with its line and column and exits 254.\n\n"
-      "Exit code: 0 valid, 1 invalid, 2 unknown (time or memory bound hit), "
-      "254 bad input.\n\nExamples:\n"
+      "Exit code: 0 valid, 1 invalid, 2 unknown (nothing checked, e.g. no "
+      "client\noperation in the file, or a time or memory bound hit), 254 "
+      "bad input.\n\nExamples:\n"
       "  faultline check --model cas-register store/etcd-register/latest/"
       "history.jsonl\n"
       "  faultline check -m kv --time-limit 30 --json history.jsonl\n"
