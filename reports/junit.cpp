@@ -90,7 +90,15 @@ std::string JunitXml(const RunSummary& s) {
     }
     add_case("expect: " + *s.expect, inner);
   }
-  int tests = static_cast<int>(s.verdicts.size()) + (expected ? 1 : 0);
+  if (s.aborted) {
+    // The run stopped early: its verdict covers a prefix, so CI must not
+    // show it green whatever the checkers said.
+    ++errors;
+    add_case("interrupted", "      <error type=\"interrupted\" message=\"" +
+                                XmlEscape(InterruptionLine(s)) + "\"/>\n");
+  }
+  int tests = static_cast<int>(s.verdicts.size()) + (expected ? 1 : 0) +
+              (s.aborted ? 1 : 0);
   std::string props;
   props += "      <property name=\"seed\" value=\"" + std::to_string(s.seed) +
            "\"/>\n";
@@ -101,8 +109,21 @@ std::string JunitXml(const RunSummary& s) {
                                      ? ""
                                      : " (" + s.target_version + ")")) +
            "\"/>\n";
+  props +=
+      "      <property name=\"faultline\" value=\"" +
+      XmlEscape(
+          (s.faultline_version.empty() ? "unknown" : s.faultline_version) +
+          " (commit " +
+          (s.faultline_commit.empty() ? "unknown" : s.faultline_commit) + ")") +
+      "\"/>\n";
   props += "      <property name=\"run_dir\" value=\"" + XmlEscape(s.run_dir) +
            "\"/>\n";
+  if (s.aborted) {
+    props += "      <property name=\"interrupted\" value=\"" +
+             XmlEscape(s.interruption.signal.empty() ? "unknown signal"
+                                                     : s.interruption.signal) +
+             "\"/>\n";
+  }
   std::string counts = " tests=\"" + std::to_string(tests) + "\" failures=\"" +
                        std::to_string(failures) + "\" errors=\"" +
                        std::to_string(errors) + "\" time=\"" +

@@ -7,6 +7,10 @@
 // fails when the verdict is not the expected one; when the expectation is
 // met, the checkers' verdicts are reported as passing (with the
 // explanation in <system-out>), since the anomaly was the point of the run.
+// An interrupted run (RunSummary::aborted) gets one more test case,
+// "interrupted", which is an <error> whatever the verdict, and a property
+// `interrupted` naming the signal. Properties: seed, verdict, target (with
+// its version), faultline (version and commit), run_dir.
 // Every string is XML-escaped; characters XML 1.0 cannot carry become U+FFFD.
 #pragma once
 

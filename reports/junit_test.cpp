@@ -18,6 +18,8 @@ RunSummary Base() {
   s.seed = 7;
   s.target = "etcd";
   s.target_version = "etcd 3.4.23";
+  s.faultline_version = "0.1.0";
+  s.faultline_commit = "0123456789ab";
   s.phases = {{"setup", 1.0}, {"workload", 60.0}, {"check", 0.5}};
   return s;
 }
@@ -49,6 +51,8 @@ TEST_CASE("junit: a valid run, golden") {
         "      <property name=\"seed\" value=\"7\"/>\n"
         "      <property name=\"verdict\" value=\"valid\"/>\n"
         "      <property name=\"target\" value=\"etcd (etcd 3.4.23)\"/>\n"
+        "      <property name=\"faultline\" value=\"0.1.0 (commit "
+        "0123456789ab)\"/>\n"
         "      <property name=\"run_dir\" value=\"/store/etcd-register/T\"/>\n"
         "    </properties>\n"
         "    <testcase classname=\"etcd-register\" name=\"linearizable\"/>\n"
@@ -96,6 +100,25 @@ TEST_CASE("junit: an expected anomaly found passes; one not found fails") {
         std::string::npos);
   CHECK(unmet.find("<failure type=\"expectation\" message=\"expected invalid, "
                    "found valid\"/>") != std::string::npos);
+}
+
+TEST_CASE("junit: an interrupted run is an error whatever its verdict") {
+  RunSummary s = Base();
+  s.expect = "invalid";
+  s.verdicts = {V("linearizable", Validity::kInvalid, "stale read", "why")};
+  s.aborted = true;
+  s.interruption.signal = "SIGTERM";
+  s.interruption.during = "workload";
+  std::string xml = JunitXml(s);
+  CHECK(xml.find("tests=\"3\" failures=\"0\" errors=\"1\"") !=
+        std::string::npos);
+  CHECK(xml.find("name=\"interrupted\">\n      <error type=\"interrupted\" "
+                 "message=\"interrupted by SIGTERM during the workload") !=
+        std::string::npos);
+  CHECK(xml.find("<property name=\"interrupted\" value=\"SIGTERM\"/>") !=
+        std::string::npos);
+  s.aborted = false;
+  CHECK(JunitXml(s).find("interrupted") == std::string::npos);
 }
 
 TEST_CASE("junit: XmlEscape") {

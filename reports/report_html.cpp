@@ -168,14 +168,25 @@ std::string ReportHtml(const RunSummary& s, const checkers::History& history,
            "\">expected " + HtmlEscape(*s.expect) +
            (met ? " — as expected" : " — NOT as expected") + "</span> · ";
   }
-  if (s.aborted) out += "<span class=\"expect unmet\">interrupted</span> · ";
+  if (s.aborted) {
+    out += "<span id=\"interrupted\" class=\"expect unmet\">interrupted" +
+           (s.interruption.signal.empty()
+                ? std::string()
+                : " by " + HtmlEscape(s.interruption.signal)) +
+           "</span> · ";
+  }
   out +=
       "started " + HtmlEscape(s.started_at.empty() ? "?" : s.started_at) +
       " · seed " + std::to_string(s.seed) + " · target " +
       HtmlEscape(s.target) +
       (s.target_version.empty() ? ""
                                 : " (" + HtmlEscape(s.target_version) + ")") +
-      "</p>\n</header>\n";
+      "</p>\n";
+  if (s.aborted) {
+    out += "<p class=\"interrupted\">" + HtmlEscape(InterruptionLine(s)) +
+           "</p>\n";
+  }
+  out += "</header>\n";
 
   out += "<section id=\"checkers\">\n<h2>Checkers</h2>\n";
   for (const auto& v : s.verdicts) {
@@ -227,6 +238,11 @@ std::string ReportHtml(const RunSummary& s, const checkers::History& history,
                      (s.nodes == 1 ? "" : "s"));
   row("target",
       s.target + (s.target_version.empty() ? "" : " — " + s.target_version));
+  row("faultline",
+      (s.faultline_version.empty() ? "unknown" : s.faultline_version) +
+          " (commit " +
+          (s.faultline_commit.empty() ? "unknown" : s.faultline_commit) + ")");
+  if (s.aborted) row("interrupted", InterruptionLine(s));
   row("events in history", std::to_string(history.size()));
   std::string phases;
   double total = 0;
@@ -254,9 +270,10 @@ std::string ReportHtml(const RunSummary& s, const checkers::History& history,
   out += "</ul>\n";
   out += "<h3>Config</h3>\n<pre class=\"config\">" + HtmlEscape(s.config_yaml) +
          "</pre>\n</section>\n";
-  out +=
-      "<footer>faultline report · self-contained: nothing is fetched "
-      "</footer>\n";
+  out += "<footer>faultline " +
+         HtmlEscape(s.faultline_version.empty() ? "unknown"
+                                                : s.faultline_version) +
+         " report · self-contained: nothing is fetched </footer>\n";
 
   out += "<script type=\"application/json\" id=\"faultline-data\">";
   out += ScriptSafeJson(ReportDataJson(s, history, options));

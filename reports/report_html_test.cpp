@@ -186,6 +186,31 @@ TEST_CASE("report: injected strings stay text everywhere") {
         std::string::npos);
 }
 
+TEST_CASE("report: faultline's version and an interrupt are shown") {
+  History h = StaleRead();
+  RunSummary s = Summary(h);
+  s.faultline_version = "0.1.0";
+  s.faultline_commit = "0123456789ab";
+  std::string html = ReportHtml(s, h, ReportLinks{});
+  CHECK(html.find("<tr><th>faultline</th><td>0.1.0 (commit "
+                  "0123456789ab)</td></tr>") != std::string::npos);
+  CHECK(html.find("id=\"interrupted\"") == std::string::npos);
+  s.aborted = true;
+  s.interruption.signal = "SIGINT";
+  s.interruption.at = "2026-11-30T05:00:09.000Z";
+  html = ReportHtml(s, h, ReportLinks{});
+  // In the header, before the checkers, and in the run's facts.
+  auto badge = html.find(
+      "<span id=\"interrupted\" class=\"expect unmet\">"
+      "interrupted by SIGINT</span>");
+  REQUIRE(badge != std::string::npos);
+  CHECK(badge < html.find("id=\"checkers\""));
+  CHECK(html.find("<p class=\"interrupted\">interrupted by SIGINT at "
+                  "2026-11-30T05:00:09.000Z: the verdict covers only") !=
+        std::string::npos);
+  CHECK(html.find("<tr><th>interrupted</th>") != std::string::npos);
+}
+
 TEST_CASE("report: structure, verdict first, violation located") {
   History h = StaleRead();
   RunSummary s = Summary(h);

@@ -11,6 +11,7 @@ h1{font-size:22px;margin:18px 0 4px}h2{font-size:17px;margin:22px 0 6px;border-b
 .verdict{display:inline-block;padding:1px 10px;border-radius:4px;color:#fff;font-weight:600}
 .verdict.valid{background:#2e8b42}.verdict.invalid{background:#c9302c}.verdict.unknown{background:#b07800}
 .expect.met{color:#2e8b42;font-weight:600}.expect.unmet{color:#c9302c;font-weight:600}
+p.interrupted{margin:4px 0;padding:4px 10px;border-left:4px solid #c9302c;background:#fdf0ef}
 .facts{color:#4a5365}.checker{border-left:4px solid #ccd;padding:2px 10px;margin:8px 0}
 .checker.invalid{border-color:#c9302c}.checker.unknown{border-color:#b07800}.checker.valid{border-color:#2e8b42}
 .checker .summary{margin:2px 0;font-weight:500}

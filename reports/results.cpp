@@ -13,8 +13,22 @@ Validity OverallValidity(const RunSummary& s) {
   return checkers::Compose(s.verdicts);
 }
 
+int SignalExitCode(const std::string& signal) {
+  if (signal == "SIGHUP") return 129;
+  if (signal == "SIGINT") return 130;
+  if (signal == "SIGKILL") return 137;
+  if (signal == "SIGTERM") return 143;
+  return 0;
+}
+
 int RunExitCode(const RunSummary& s) {
   Validity v = OverallValidity(s);
+  if (s.aborted) {
+    if (int code = SignalExitCode(s.interruption.signal); code != 0) {
+      return code;
+    }
+    return v == Validity::kInvalid ? 1 : 2;
+  }
   if (!s.expect) return checkers::ExitCode(v);
   if (checkers::ToString(v) == *s.expect) return 0;
   return v == Validity::kValid ? 1 : checkers::ExitCode(v);
@@ -37,6 +51,8 @@ std::string ResultsJson(const RunSummary& s) {
   j["started_at"] = s.started_at;
   j["cluster"] = {{"provider", s.cluster_provider}, {"nodes", s.nodes}};
   j["target"] = {{"name", s.target}, {"version", s.target_version}};
+  j["faultline"] = {{"version", s.faultline_version},
+                    {"commit", s.faultline_commit}};
   json checks = json::array();
   for (const auto& verdict : s.verdicts) {
     json c;
@@ -58,8 +74,38 @@ std::string ResultsJson(const RunSummary& s) {
   j["phases"] = std::move(phases);
   j["problems"] = s.problems;
   j["aborted"] = s.aborted;
+  if (s.aborted) {
+    const Interruption& i = s.interruption;
+    auto or_null = [](const std::string& t) {
+      return t.empty() ? json(nullptr) : json(t);
+    };
+    j["interrupted"] = {
+        {"signal", or_null(i.signal)},
+        {"at", or_null(i.at)},
+        {"after_s", i.after_s >= 0 ? json(i.after_s) : json(nullptr)},
+        {"during", or_null(i.during)},
+        {"note", i.note}};
+  } else {
+    j["interrupted"] = nullptr;
+  }
   j["config"] = s.config_yaml;
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+std::string InterruptionLine(const RunSummary& s) {
+  const Interruption& i = s.interruption;
+  std::string line = "interrupted";
+  if (!i.signal.empty()) line += " by " + i.signal;
+  if (!i.at.empty()) line += " at " + i.at;
+  if (i.after_s >= 0) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, " (%.1f s after the start)", i.after_s);
+    line += buf;
+  }
+  if (!i.during.empty()) line += " during the " + i.during;
+  line += ": the verdict covers only the history recorded until then";
+  if (!i.note.empty()) line += "; " + i.note;
+  return line;
 }
 
 std::string TextSummary(const RunSummary& s, bool per_checker) {
@@ -72,6 +118,7 @@ std::string TextSummary(const RunSummary& s, bool per_checker) {
   }
   if (s.aborted) out << " [interrupted]";
   out << "\n";
+  if (s.aborted) out << "  " << InterruptionLine(s) << "\n";
   for (const auto& verdict : s.verdicts) {
     if (!per_checker) break;
     out << "  " << verdict.checker << ": "
@@ -116,6 +163,10 @@ std::optional<RunSummary> ParseResultsJson(const std::string& text) {
     s.target = str(j["target"], "name");
     s.target_version = str(j["target"], "version");
   }
+  if (j.contains("faultline") && j["faultline"].is_object()) {
+    s.faultline_version = str(j["faultline"], "version");
+    s.faultline_commit = str(j["faultline"], "commit");
+  }
   s.config_yaml = str(j, "config");
   if (j.contains("expect") && j["expect"].is_string()) {
     s.expect = j["expect"].get<std::string>();
@@ -155,6 +206,17 @@ std::optional<RunSummary> ParseResultsJson(const std::string& text) {
   if (j.contains("aborted") && j["aborted"].is_boolean()) {
     s.aborted = j["aborted"].get<bool>();
   }
+  if (j.contains("interrupted") && j["interrupted"].is_object()) {
+    const json& i = j["interrupted"];
+    s.aborted = true;
+    s.interruption.signal = str(i, "signal");
+    s.interruption.at = str(i, "at");
+    if (i.contains("after_s") && i["after_s"].is_number()) {
+      s.interruption.after_s = i["after_s"].get<double>();
+    }
+    s.interruption.during = str(i, "during");
+    s.interruption.note = str(i, "note");
+  }
   return s;
 }
 
@@ -191,7 +253,12 @@ std::string SummaryTable(const RunSummary& s, const std::string& report_path) {
   if (s.expect) {
     overall += verdict == *s.expect ? "as expected" : "expected " + *s.expect;
   }
-  if (s.aborted) overall += s.expect ? ", interrupted" : "interrupted";
+  if (s.aborted) {
+    std::string what = "interrupted";
+    if (!s.interruption.signal.empty())
+      what += " (" + s.interruption.signal + ")";
+    overall += s.expect ? ", " + what : what;
+  }
   while (!overall.empty() && overall.back() == ' ') overall.pop_back();
   out += overall + "\n";
   if (!s.phases.empty()) {

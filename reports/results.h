@@ -3,8 +3,10 @@
 //   {"schema", "name", "valid": "valid|invalid|unknown", "expect",
 //    "expectation_met", "exit_code", "seed", "run_dir", "started_at",
 //    "cluster": {"provider","nodes"}, "target": {"name","version"},
+//    "faultline": {"version","commit"},
 //    "checkers": [{"checker","valid","summary","explanation","details"}],
 //    "phases": [{"name","seconds"}], "problems": [...], "aborted",
+//    "interrupted": null | {"signal","at","after_s","during","note"},
 //    "config": "<resolved YAML>"}
 // `details` is each checker's own JSON object (stats: op counts, latency
 // quantiles, fault windows; linearizable: the violation).
@@ -24,6 +26,17 @@ struct Phase {
   double seconds = 0;
 };
 
+// Why and when a run stopped early (RunSummary::aborted). Empty strings and
+// a negative after_s mean "not known" (a controller killed with SIGKILL
+// cannot say when or why); they become null in results.json.
+struct Interruption {
+  std::string signal;   // "SIGINT", "SIGTERM", "" unknown
+  std::string at;       // ISO-8601 UTC of the signal
+  double after_s = -1;  // seconds from the start of the run to the signal
+  std::string during;   // the phase the signal came in: setup, workload, ...
+  std::string note;     // one sentence for people
+};
+
 struct RunSummary {
   std::string name;
   std::string run_dir;
@@ -33,22 +46,33 @@ struct RunSummary {
   int nodes = 0;
   std::string target;
   std::string target_version;
+  std::string faultline_version;  // the faultline that ran (or re-checked)
+  std::string faultline_commit;   // its git commit, "unknown" outside git
   std::string config_yaml;
   std::optional<std::string> expect;  // "valid" | "invalid"
   std::vector<checkers::Verdict> verdicts;
   std::vector<Phase> phases;
   std::vector<std::string> problems;
+  // The run stopped before its time limit (SIGINT/SIGTERM, or a controller
+  // that never closed its ledger): the history is a prefix.
   bool aborted = false;
+  Interruption interruption;  // meaningful when aborted
 };
 
 // The overall verdict (compose of every checker).
 checkers::Validity OverallValidity(const RunSummary& s);
 
-// Exit code of the run: without `expect`, per shared/spec/history.md (0/1/2);
+// Exit code of the run: without `expect`, 0 valid, 1 invalid, 2 unknown;
 // with `expect`, 0 when the verdict is the expected one, else the code of
 // the verdict found (1 invalid, 2 unknown) or 1 when valid was found but
-// invalid expected.
+// invalid expected. An aborted run never exits 0: 128 + the signal's number
+// when the signal is known (130 SIGINT, 143 SIGTERM) whatever the verdict
+// of its prefix; otherwise (controller killed) 1 for an invalid prefix and
+// 2 for the rest.
 int RunExitCode(const RunSummary& s);
+
+// 128 + the number of "SIGINT"/"SIGTERM"/"SIGHUP"/"SIGKILL", else 0.
+int SignalExitCode(const std::string& signal);
 
 // Never throws: invalid UTF-8 in any string becomes U+FFFD.
 std::string ResultsJson(const RunSummary& s);
@@ -58,6 +82,10 @@ std::string ResultsJson(const RunSummary& s);
 // text keep their defaults; each checker's `details` becomes its
 // details_json.
 std::optional<RunSummary> ParseResultsJson(const std::string& text);
+
+// One line saying that, when and why a run was interrupted and what that
+// means for its verdict (for aborted runs; also used by junit.xml).
+std::string InterruptionLine(const RunSummary& s);
 
 // Terminal summary: verdict line, one line per checker (unless
 // `per_checker` is false, e.g. when SummaryTable follows), explanation of

@@ -14,8 +14,10 @@
 #include "checkers/stats.h"
 
 using faultline::checkers::Validity;
+using faultline::reports::Interruption;
 using faultline::reports::ParseResultsJson;
 using faultline::reports::ResultsJson;
+using faultline::reports::RunExitCode;
 using faultline::reports::RunSummary;
 using faultline::reports::SummaryTable;
 
@@ -42,6 +44,8 @@ RunSummary FixedRun() {
   s.nodes = 3;
   s.target = "etcd";
   s.target_version = "etcd 3.4.23";
+  s.faultline_version = "0.1.0";
+  s.faultline_commit = "0123456789ab";
   s.config_yaml = "name: etcd-serializable-stale-read\nexpect: invalid\n";
   s.expect = "invalid";
   faultline::checkers::LinearizableOptions lin;
@@ -109,4 +113,83 @@ TEST_CASE("results: the end-of-run table") {
        a = b + 1) {
     CHECK(b - a <= 102);  // 100 columns (+ a 3-byte ellipsis)
   }
+}
+
+TEST_CASE("results: faultline's version and commit are recorded") {
+  nlohmann::json j = nlohmann::json::parse(ResultsJson(FixedRun()));
+  CHECK(j["faultline"]["version"] == "0.1.0");
+  CHECK(j["faultline"]["commit"] == "0123456789ab");
+  auto parsed = ParseResultsJson(ResultsJson(FixedRun()));
+  REQUIRE(parsed);
+  CHECK(parsed->faultline_commit == "0123456789ab");
+}
+
+TEST_CASE("results: an interrupted run never exits 0") {
+  RunSummary s = FixedRun();  // invalid, as expected: 0 when not interrupted
+  REQUIRE(RunExitCode(s) == 0);
+  s.aborted = true;
+  s.interruption.signal = "SIGINT";
+  CHECK(RunExitCode(s) == 130);
+  s.interruption.signal = "SIGTERM";
+  CHECK(RunExitCode(s) == 143);
+  // A valid prefix interrupted by a signal: still the signal's code.
+  s.expect.reset();
+  s.verdicts.resize(1);
+  s.verdicts[0].validity = Validity::kValid;
+  CHECK(RunExitCode(s) == 143);
+  // Killed controller (signal unknown): unknown for a valid prefix, invalid
+  // stays invalid (an anomaly in a prefix is real).
+  s.interruption = Interruption{};
+  CHECK(RunExitCode(s) == 2);
+  s.verdicts[0].validity = Validity::kInvalid;
+  CHECK(RunExitCode(s) == 1);
+}
+
+TEST_CASE("results: the interrupt is recorded, unknown parts as null") {
+  RunSummary s = FixedRun();
+  nlohmann::json j = nlohmann::json::parse(ResultsJson(s));
+  CHECK(j["interrupted"].is_null());
+  CHECK(j["aborted"] == false);
+
+  s.aborted = true;
+  s.interruption.signal = "SIGTERM";
+  s.interruption.at = "2026-01-01T00:00:12.345Z";
+  s.interruption.after_s = 12.5;
+  s.interruption.during = "workload";
+  s.interruption.note = "faults healed";
+  j = nlohmann::json::parse(ResultsJson(s));
+  CHECK(j["aborted"] == true);
+  CHECK(j["exit_code"] == 143);
+  CHECK(j["interrupted"]["signal"] == "SIGTERM");
+  CHECK(j["interrupted"]["after_s"] == 12.5);
+  CHECK(j["interrupted"]["during"] == "workload");
+  auto parsed = ParseResultsJson(ResultsJson(s));
+  REQUIRE(parsed);
+  CHECK(parsed->aborted);
+  CHECK(parsed->interruption.signal == "SIGTERM");
+  CHECK(parsed->interruption.at == "2026-01-01T00:00:12.345Z");
+  CHECK(ResultsJson(*parsed) == ResultsJson(s));
+
+  s.interruption = Interruption{};
+  s.interruption.note = "controller killed";
+  j = nlohmann::json::parse(ResultsJson(s));
+  CHECK(j["interrupted"]["signal"].is_null());
+  CHECK(j["interrupted"]["at"].is_null());
+  CHECK(j["interrupted"]["after_s"].is_null());
+  CHECK(j["interrupted"]["during"].is_null());
+  CHECK(j["interrupted"]["note"] == "controller killed");
+}
+
+TEST_CASE("results: the terminal says interrupted, with the signal") {
+  RunSummary s = FixedRun();
+  s.aborted = true;
+  s.interruption.signal = "SIGINT";
+  s.interruption.after_s = 3.25;
+  s.interruption.during = "workload";
+  std::string text = faultline::reports::TextSummary(s);
+  CHECK(text.find("[interrupted]") != std::string::npos);
+  CHECK(text.find("interrupted by SIGINT (3.2 s after the start) during the "
+                  "workload") != std::string::npos);
+  CHECK(SummaryTable(s, "").find("as expected, interrupted (SIGINT)\n") !=
+        std::string::npos);
 }
