@@ -1,7 +1,9 @@
 // faultline: wires the subcommands; all work happens in them.
 #include <cstdio>
 #include <exception>
+#include <string>
 
+#include "cli/build_info.h"
 #include "cli/commands.h"
 
 int main(int argc, char** argv) {
@@ -11,10 +13,16 @@ int main(int argc, char** argv) {
       "drives a concurrent workload, injects faults, records every "
       "operation and checks the history."};
   app.require_subcommand(1);
+  app.set_version_flag(
+      "--version",
+      std::string("faultline ") + BuildVersion() + " (commit " + BuildCommit() +
+          ")",
+      "Print faultline's version and the git commit it was built from");
   app.footer(
-      "Exit codes: 0 valid, 1 invalid, 2 unknown, 254 bad usage/config/input, "
-      "255 internal error.\nRun 'faultline SUBCOMMAND --help' for details and "
-      "examples.");
+      "Exit codes: 0 valid, 1 invalid, 2 unknown, 130/143 interrupted "
+      "(SIGINT/SIGTERM),\n254 bad usage/config/input or a run refused by its "
+      "environment, 255 internal error.\nRun 'faultline SUBCOMMAND --help' "
+      "for details and examples.");
   int exit_code = 0;
   AddRunCommand(app, exit_code);
   AddAnalyzeCommand(app, exit_code);
@@ -34,6 +42,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
