@@ -5,13 +5,19 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <memory>
+#include <utility>
+#include <vector>
 
+#include "cli/build_info.h"
 #include "cli/cmd_report.h"
+#include "cli/commands.h"
+#include "cli/refusal.h"
 #include "cli/registry.h"
 #include "harness/cluster/docker_cluster.h"
 #include "harness/cluster/netns.h"
@@ -140,20 +146,96 @@ std::string Preflight(const harness::TestSpec& spec) {
   return "";
 }
 
+namespace {
+
+// The phase of a run a moment falls in, from the phases' start times.
+std::string PhaseAt(
+    Clock::time_point t,
+    const std::vector<std::pair<std::string, Clock::time_point>>& starts) {
+  std::string phase = starts.empty() ? "setup" : starts.front().first;
+  for (const auto& [name, start] : starts) {
+    if (t >= start) phase = name;
+  }
+  return phase;
+}
+
+// A run refused before its cluster existed: removes what it made (the run
+// directory, its active-index entry) when nothing is left on any host, and
+// says why on stderr. Returns the exit code (254) and the run directory
+// kept ("" when removed).
+CampaignResult Refuse(const harness::TestSpec& spec, const std::string& why,
+                      const harness::RunDir& run, harness::Ledger* ledger,
+                      const std::string& index_dir) {
+  CampaignResult result;
+  result.exit_code = kExitUsage;
+  std::string note;
+  if (spec.cluster.provider == "netns") {
+    note =
+        HolderNote(RunsHoldingSubnet(index_dir, spec.cluster.subnet, run.path));
+  }
+  bool clean = ledger == nullptr || LedgerAllHealed(ledger->path());
+  if (clean) {
+    if (ledger != nullptr) ledger->Close();
+    auto removed = harness::RemoveRunDir(run);
+    if (!removed.ok()) {
+      result.run_dir = run.path;
+      std::fprintf(stderr, "faultline run: %s\n", removed.error().c_str());
+    }
+  } else {
+    // Something of the run may be left: keep its ledger where `heal`
+    // looks for it.
+    (void)harness::PointLatestAt(run);
+    result.run_dir = run.path;
+  }
+  std::fprintf(stderr, "faultline run: %s: refused: %s\n", spec.name.c_str(),
+               why.c_str());
+  if (!note.empty()) std::fprintf(stderr, "  %s\n", note.c_str());
+  if (clean) {
+    std::fprintf(stderr,
+                 "  Nothing was started and no run directory was kept.\n");
+  } else {
+    std::fprintf(stderr,
+                 "  Some of what it set up may be left: run `faultline heal "
+                 "%s`.\n",
+                 run.path.c_str());
+  }
+  return result;
+}
+
+}  // namespace
+
 CampaignResult RunCampaign(const harness::TestSpec& spec,
                            const CampaignOptions& options) {
   CampaignResult result;
+  SignalWatcher* signals = options.signals;
+  const std::atomic<bool>* abort = signals ? signals->abort() : nullptr;
+  auto interrupted = [abort] { return abort != nullptr && abort->load(); };
   auto t_begin = Clock::now();
+  std::vector<std::pair<std::string, Clock::time_point>> phase_starts = {
+      {"setup", t_begin}};
   auto run_dir = harness::CreateRunDir(spec.store_dir, spec.name);
   if (!run_dir.ok()) {
-    std::fprintf(stderr, "faultline run: %s\n", run_dir.error().c_str());
+    std::fprintf(stderr, "faultline run: %s: refused: %s\n", spec.name.c_str(),
+                 run_dir.error().c_str());
+    result.exit_code = kExitUsage;
     return result;
   }
   const std::string dir = std::filesystem::absolute(run_dir->path).string();
-  result.run_dir = dir;
+  run_dir->path = dir;
   RunLogger logger(dir + "/" + harness::kLogFile);
-  spdlog::info("run {} of {} (seed {}), stored in {}", run_dir->run_id,
-               spec.name, spec.seed, dir);
+  spdlog::info("faultline {} (commit {}): run {} of {} (seed {}) in {}",
+               BuildVersion(), BuildCommit(), run_dir->run_id, spec.name,
+               spec.seed, dir);
+
+  // Logs the first signal once, in faultline.log too: which and when.
+  bool interrupt_logged = false;
+  auto log_interrupt = [&](const std::string& next) {
+    if (interrupt_logged || signals == nullptr || !interrupted()) return;
+    interrupt_logged = true;
+    SignalNote n = signals->first();
+    spdlog::warn("interrupted by {} at {} ({:.1f} s after the start); {}",
+                 n.name, n.at, std::max(0.0, Seconds(t_begin, n.when)), next);
+  };
 
   reports::RunSummary summary;
   DescribeRun(spec, summary);
@@ -163,10 +245,8 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
                                  summary.config_yaml);
 
   auto workload = MakeWorkload(spec);
-  if (!workload.ok()) {
-    spdlog::error("{}", workload.error());
-    return result;
-  }
+  if (!workload.ok())
+    return Refuse(spec, workload.error(), *run_dir, nullptr, "");
 
   std::string index_dir = options.index_dir.empty()
                               ? harness::DefaultActiveIndexDir()
@@ -174,8 +254,12 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
   auto ledger = harness::Ledger::Create(dir + "/" + harness::kLedgerFile,
                                         run_dir->run_id, index_dir);
   if (!ledger.ok()) {
-    spdlog::error("{}", ledger.error());
-    return result;
+    return Refuse(spec, ledger.error(), *run_dir, nullptr, index_dir);
+  }
+  if (signals) {
+    signals->set_heal_hint(
+        "faultline heal " + dir +
+        (options.index_dir.empty() ? "" : " --index-dir " + index_dir));
   }
 
   // The target's scratch space (etcd data dirs, ~62 MB of WAL per member):
@@ -188,6 +272,13 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
   work_entry.kind = "dir";
   work_entry.name = work_dir;
   long work_seq = (*ledger)->Record(work_entry);
+  auto remove_work_dir = [&]() -> harness::Status {
+    std::error_code ec;
+    std::filesystem::remove_all(work_dir, ec);
+    if (ec) return harness::Fail(work_dir + ": " + ec.message());
+    if (work_seq > 0) (*ledger)->MarkHealed(work_seq);
+    return harness::Ok();
+  };
 
   // --- setup ---------------------------------------------------------------
   auto t_setup = Clock::now();
@@ -226,7 +317,20 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
       cluster = std::move(c.value());
     }
   }
-  if (cluster) {
+  if (!cluster) {
+    // Refused before anything of the run existed outside its directory: the
+    // environment or the config is in the way (subnet in use, SSH
+    // authentication failed, containers not running). Nothing is kept.
+    harness::Status removed = remove_work_dir();
+    if (!removed.ok()) spdlog::error("scratch: {}", removed.error());
+    if (signals) signals->set_heal_hint("-");
+    return Refuse(spec, setup_error, *run_dir, ledger->get(), index_dir);
+  }
+  // The run now has something to show and to heal: `latest` is this run.
+  if (auto s = harness::PointLatestAt(*run_dir); !s.ok()) {
+    spdlog::warn("{}", s.error());
+  }
+  {
     auto t = MakeTarget(spec, ledger->get(), target_dir);
     if (!t.ok()) {
       setup_error = t.error();
@@ -235,14 +339,16 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
       summary.target_version = target->version();
       auto s = target->Setup(*cluster);
       for (const auto& node : cluster->nodes()) {
-        if (!s.ok()) break;
+        if (!s.ok() || interrupted()) break;
         s = target->Start(node);
       }
-      if (s.ok()) s = target->AwaitHealthy(std::chrono::seconds(60));
+      if (s.ok() && !interrupted()) {
+        s = target->AwaitHealthy(std::chrono::seconds(60));
+      }
       if (!s.ok()) setup_error = spec.target.name + ": " + s.error();
     }
   }
-  if (setup_error.empty()) {
+  if (setup_error.empty() && !interrupted()) {
     auto n = MakeNemesis(spec, *cluster, *target, **ledger, target_dir);
     if (n.ok()) {
       nemesis = std::move(n.value());
@@ -250,16 +356,19 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
       setup_error = "nemesis: " + n.error();
     }
   }
-  if (setup_error.empty()) {
+  if (setup_error.empty() && !interrupted()) {
     spdlog::info("cluster of {} nodes healthy after {:.2f} s ({})",
                  spec.cluster.nodes, Seconds(t_setup, Clock::now()),
                  summary.target_version);
   }
   summary.phases.push_back({"setup", Seconds(t_setup, Clock::now())});
+  // Interrupted before the workload started: no history, nothing tested.
+  const bool interrupted_in_setup = setup_error.empty() && interrupted();
+  log_interrupt("the workload does not start; tearing down");
 
   // --- workload and faults ---------------------------------------------------
   std::unique_ptr<harness::Journal> journal;
-  if (setup_error.empty()) {
+  if (setup_error.empty() && !interrupted_in_setup) {
     auto j =
         harness::Journal::Open(dir + "/" + harness::kHistoryFile, Clock::now());
     if (!j.ok()) {
@@ -268,7 +377,7 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
       journal = std::move(j.value());
     }
   }
-  if (setup_error.empty()) {
+  if (journal) {
     nemesis::FaultSchedule schedule(spec.nemesis, spec.seed);
     harness::InterpreterConfig ic;
     ic.spec = &spec;
@@ -280,10 +389,22 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
     ic.next_fault = [&schedule] {
       return schedule.Next().value_or(harness::FaultPlan{});
     };
-    ic.abort = options.abort;
+    ic.abort = abort;
+    ic.on_abort = [&] {
+      log_interrupt(fmt::format(
+          "stopping the workload, healing every fault, reading every key "
+          "once more (at most {:.0f} s), then teardown",
+          ic.interrupted_final_s.count()));
+    };
     ic.on_status = StatusPrinter(NodesUp(cluster.get(), target.get()));
+    auto t_workload = Clock::now();
+    phase_starts.push_back({"workload", t_workload});
     auto report = harness::RunInterpreter(ic);
     if (isatty(STDOUT_FILENO)) std::printf("\n");
+    phase_starts.push_back(
+        {"final",
+         t_workload + std::chrono::duration_cast<Clock::duration>(
+                          std::chrono::duration<double>(report.workload_s))});
     double first_op = Seconds(t_begin, report.first_invoke);
     spdlog::info(
         "workload done: {} invocations ({} ok, {} fail, {} info) in {:.1f} s, "
@@ -298,13 +419,15 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
     summary.phases.push_back({"final", report.final_s});
     summary.problems = report.problems;
     summary.aborted = report.aborted;
-  } else {
+  } else if (!setup_error.empty()) {
     spdlog::error("setup failed: {}", setup_error);
     summary.problems.push_back("setup failed: " + setup_error);
   }
 
   // --- teardown (always) -----------------------------------------------------
   auto t_teardown = Clock::now();
+  phase_starts.push_back({"teardown", t_teardown});
+  log_interrupt("tearing down");
   bool clean = true;  // everything the run created is gone
   auto note = [&](const char* what, const harness::Status& s) {
     if (s.ok()) return;
@@ -314,16 +437,11 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
   if (nemesis) note("heal", nemesis->HealAll());
   if (target)
     note("teardown", target->Teardown(dir + "/" + harness::kNodesDir));
-  if (cluster) note("cluster", cluster->Destroy());
-  std::error_code ec;
-  std::filesystem::remove_all(work_dir, ec);
-  if (ec) {
-    note("scratch", harness::Fail(work_dir + ": " + ec.message()));
-  } else if (work_seq > 0) {
-    (*ledger)->MarkHealed(work_seq);
-  }
+  note("cluster", cluster->Destroy());
+  note("scratch", remove_work_dir());
   if (clean) {
     (*ledger)->Close();  // no longer listed for `faultline heal --all`
+    if (signals) signals->set_heal_hint("-");
   } else {
     spdlog::error(
         "the run could not remove everything it created; run "
@@ -335,8 +453,9 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
   summary.phases.push_back({"teardown", teardown_s});
 
   // --- check -----------------------------------------------------------------
+  auto t_check = Clock::now();
+  phase_starts.push_back({"check", t_check});
   if (journal) {
-    auto t_check = Clock::now();
     harness::CheckOptions co;
     co.deadline = Clock::now() +
                   std::chrono::duration_cast<Clock::duration>(
@@ -351,8 +470,31 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
     checkers::Verdict v;
     v.checker = "run";
     v.validity = checkers::Validity::kUnknown;
-    v.summary = "the test did not run: " + setup_error;
+    v.summary = interrupted_in_setup
+                    ? "the test did not run: interrupted during setup"
+                    : "the test did not run: " + setup_error;
     summary.verdicts.push_back(v);
+  }
+
+  // A signal at any point makes the run interrupted: its exit code is
+  // 128 + the signal's number whatever the verdict of what it recorded.
+  if (signals != nullptr && interrupted()) {
+    SignalNote n = signals->first();
+    summary.aborted = true;
+    summary.interruption.signal = n.name;
+    summary.interruption.at = n.at;
+    summary.interruption.after_s = std::max(0.0, Seconds(t_begin, n.when));
+    summary.interruption.during = PhaseAt(n.when, phase_starts);
+    bool finals_ok = std::none_of(
+        summary.problems.begin(), summary.problems.end(),
+        [](const std::string& p) { return p.rfind("final ", 0) == 0; });
+    summary.interruption.note =
+        !journal ? "the workload never started"
+        : finals_ok
+            ? "faults were healed and every final read done before the "
+              "teardown"
+            : "faults were healed; some final reads did not succeed in time "
+              "(see problems)";
   }
 
   (void)harness::WriteFileAtomic(dir + "/" + harness::kResultsFile,
@@ -366,8 +508,12 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
               reports::TextSummary(summary, /*per_checker=*/false).c_str(),
               reports::SummaryTable(summary, report).c_str());
   std::printf("stored in %s\n", dir.c_str());
-  // A cluster that never came up is no verdict about the system.
-  result.exit_code = setup_error.empty() ? reports::RunExitCode(summary) : 255;
+  // A cluster that never came up is no verdict about the system; an
+  // interrupted run exits 128 + its signal (reports::RunExitCode).
+  result.exit_code = setup_error.empty() || summary.aborted
+                         ? reports::RunExitCode(summary)
+                         : kExitInternal;
+  result.run_dir = dir;
   return result;
 }
 

@@ -2,26 +2,33 @@
 // interpreter, teardown, checks, results. Used by `faultline run`.
 #pragma once
 
-#include <atomic>
 #include <string>
 
+#include "cli/signals.h"
 #include "harness/config/spec.h"
 
 namespace faultline::cli {
 
 struct CampaignOptions {
-  // Set by the signal thread on SIGINT/SIGTERM: the run stops early, heals,
-  // tears down and still checks what it recorded.
-  const std::atomic<bool>* abort = nullptr;
+  // SIGINT/SIGTERM (may be null): the run stops early, heals, still reads
+  // every key once more (bounded), tears down, checks what it recorded and
+  // exits 128 + the signal's number; faultline.log and the results say
+  // which signal came and when.
+  SignalWatcher* signals = nullptr;
   std::string index_dir;  // active-run index for the ledger ("" = default)
 };
 
 struct CampaignResult {
   int exit_code = 255;
-  std::string run_dir;  // "" when none was created
+  std::string run_dir;  // "" when none was kept (e.g. a refused run)
 };
 
-// Runs `spec` once. Never throws; problems become the exit code.
+// Runs `spec` once. Never throws; problems become the exit code: the
+// verdict's (reports::RunExitCode), 254 when the run was refused before
+// its cluster existed (the store, the ledger or the cluster could not be
+// set up: subnet in use, SSH authentication failed, containers missing;
+// nothing is kept and `latest` does not move), 255 when the cluster never
+// became healthy.
 CampaignResult RunCampaign(const harness::TestSpec& spec,
                            const CampaignOptions& options);
 

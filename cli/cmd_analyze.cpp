@@ -1,10 +1,13 @@
 // faultline analyze RUN_DIR: re-runs the checkers on a stored history and
-// rewrites the run's results.json (keeping what only the run knew: phases,
-// problems, target version).
+// rewrites the run's results.json, junit.xml and report.html (keeping what
+// only the run knew: phases, problems, target version, the interrupt).
+// A run whose controller was killed (no results.json, ledger never closed)
+// is marked interrupted; one killed before its first operation has no
+// history and gets `unknown` (nothing was tested). Exit code: the run's
+// (reports::RunExitCode).
 #include <chrono>
 #include <cstdio>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "cli/cmd_report.h"
@@ -51,38 +54,22 @@ int DoAnalyze(const AnalyzeOptions& o) {
                 std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                     std::chrono::duration<double>(o.time_limit));
 
+  // Keep what the original run recorded and a re-check cannot know: start
+  // time, target version, phases, problems, whether and how it was
+  // interrupted. Without results.json (a killed controller), an unclosed
+  // ledger says the run was interrupted.
   reports::RunSummary summary;
+  std::string results_path = *dir + "/" + harness::kResultsFile;
+  if (auto old_text = harness::ReadFile(results_path); old_text.ok()) {
+    if (auto old = reports::ParseResultsJson(*old_text)) summary = *old;
+  } else {
+    NoteUnfinishedRun(*dir, summary);
+  }
   DescribeRun(spec, summary);
   summary.run_dir = *dir;
   summary.verdicts = CheckRunHistory(**workload, *history, co);
 
-  // Keep what the original run recorded and a re-check cannot know.
-  using nlohmann::json;
-  json fresh = json::parse(reports::ResultsJson(summary));
-  std::string results_path = *dir + "/" + harness::kResultsFile;
-  if (auto old_text = harness::ReadFile(results_path); old_text.ok()) {
-    json old = json::parse(*old_text, nullptr, false);
-    if (old.is_object()) {
-      for (const char* k :
-           {"started_at", "target", "phases", "problems", "aborted"}) {
-        if (old.contains(k)) fresh[k] = old[k];
-      }
-      summary.aborted = old.value("aborted", false);
-      summary.started_at = old.value("started_at", "");
-      if (old.contains("target") && old["target"].is_object()) {
-        summary.target_version = old["target"].value("version", "");
-      }
-      if (old.contains("phases") && old["phases"].is_array()) {
-        for (const auto& p : old["phases"]) {
-          if (p.is_object()) {
-            summary.phases.push_back(
-                {p.value("name", ""), p.value("seconds", 0.0)});
-          }
-        }
-      }
-    }
-  }
-  (void)harness::WriteFileAtomic(results_path, fresh.dump(2) + "\n");
+  (void)harness::WriteFileAtomic(results_path, reports::ResultsJson(summary));
   (void)harness::WriteFileAtomic(*dir + "/" + harness::kJunitFile,
                                  reports::JunitXml(summary));
   std::string report = WriteRunReport(summary, *history);
@@ -111,7 +98,13 @@ void AddAnalyzeCommand(CLI::App& root, int& exit_code) {
       "Reads config.yaml and history.jsonl from the run directory, applies the "
       "workload's\ncheckers and rewrites results.json. Works on runs that were "
       "interrupted or killed\n(a truncated last history line is ignored with a "
-      "warning).\n\nExamples:\n  faultline analyze store/etcd-register/latest\n"
+      "warning). A run whose controller was killed (SIGKILL: no results.json, "
+      "its\nledger never closed) is marked interrupted; without a history "
+      "(killed before its\nfirst operation) the verdict is unknown.\n\n"
+      "Exit code: the run's: 0 valid or as expected, 1 invalid, 2 unknown; an "
+      "interrupted\nrun never 0 (130/143 for SIGINT/SIGTERM, else 1 invalid, "
+      "2 otherwise).\n\nExamples:\n  faultline analyze "
+      "store/etcd-register/latest\n"
       "  faultline analyze store/etcd-register/20261130T051122.123Z");
   cmd->callback([o, &exit_code] { exit_code = DoAnalyze(*o); });
 }

@@ -12,11 +12,13 @@
 #include <vector>
 
 #include "checkers/history_io.h"
+#include "cli/build_info.h"
 #include "cli/commands.h"
 #include "cli/registry.h"
 #include "harness/config/config.h"
 #include "harness/config/spec.h"
 #include "harness/interfaces/workload.h"
+#include "harness/ledger/ledger.h"
 #include "harness/run/interpreter.h"
 #include "harness/run/store.h"
 #include "reports/junit.h"
@@ -120,6 +122,7 @@ int DoReportRun(const ReportCliOptions& o) {
     if (!WellFormedOrSay(*history, history_path)) return kExitUsage;
     if (!Recheck(*dir, *history, o, summary)) return kExitUsage;
   }
+  if (!have_results) NoteUnfinishedRun(*dir, summary);
   summary.run_dir = *dir;
 
   auto written =
@@ -159,6 +162,8 @@ int DoReportIndex(const ReportCliOptions& o) {
 
 std::optional<checkers::History> ReadRunHistory(const std::string& history_path,
                                                 const char* command) {
+  std::error_code ec;
+  if (!fs::exists(history_path, ec) && !ec) return checkers::History{};
   auto text = harness::ReadFile(history_path);
   if (!text.ok()) {
     std::fprintf(stderr, "faultline %s: %s\n", command, text.error().c_str());
@@ -223,16 +228,59 @@ void DescribeRun(const harness::TestSpec& spec, reports::RunSummary& summary) {
   summary.target = spec.target.name;
   summary.expect = spec.expect;
   summary.config_yaml = harness::DescribeSpec(spec);
+  summary.faultline_version = BuildVersion();
+  summary.faultline_commit = BuildCommit();
 }
 
 std::vector<checkers::Verdict> CheckRunHistory(
     harness::Workload& workload, const checkers::History& history,
     const harness::CheckOptions& options) {
+  bool tested = false;
+  for (const auto& e : history) {
+    if (!e.is_nemesis() && e.type == checkers::EventType::kInvoke) {
+      tested = true;
+      break;
+    }
+  }
+  if (!tested) {
+    checkers::Verdict v;
+    v.checker = "run";
+    v.validity = checkers::Validity::kUnknown;
+    v.summary =
+        "nothing was tested: the history holds no client operation (the run "
+        "stopped before its first one)";
+    return {v};
+  }
   std::vector<checkers::Verdict> verdicts = workload.Check(history, options);
   for (auto& v : harness::CheckObservations(history)) {
     verdicts.push_back(std::move(v));
   }
   return verdicts;
+}
+
+void NoteUnfinishedRun(const std::string& run_dir,
+                       reports::RunSummary& summary) {
+  std::error_code ec;
+  if (fs::exists(fs::path(run_dir) / harness::kResultsFile, ec)) return;
+  auto ledger =
+      harness::ReadLedger((fs::path(run_dir) / harness::kLedgerFile).string());
+  if (!ledger.ok()) return;
+  for (const auto& e : *ledger) {
+    if (e.kind == "closed") return;
+  }
+  summary.aborted = true;
+  summary.interruption = reports::Interruption{};
+  // The start time is in the directory's name (harness/run/store.h).
+  std::string stamp = fs::path(run_dir).filename().string();
+  if (summary.started_at.empty() && stamp.size() >= 15 && stamp[8] == 'T') {
+    summary.started_at = stamp.substr(0, 4) + "-" + stamp.substr(4, 2) + "-" +
+                         stamp.substr(6, 2) + "T" + stamp.substr(9, 2) + ":" +
+                         stamp.substr(11, 2) + ":" + stamp.substr(13, 2) + "Z";
+  }
+  summary.interruption.note =
+      "the controller stopped before the end of the run without closing its "
+      "fault ledger (killed with SIGKILL, crashed, or the machine went "
+      "down); when and why are not known";
 }
 
 std::string StoreOfRunDir(const std::string& run_dir) {

@@ -20,7 +20,8 @@ namespace faultline::cli {
 
 // Reads a run's history.jsonl at `history_path`. Prints the reader's
 // warnings, and on failure why ("faultline COMMAND: ..." or
-// "PATH:LINE:COL: error: ...") to stderr and returns nullopt.
+// "PATH:LINE:COL: error: ...") to stderr and returns nullopt. A missing
+// file is an empty history: the run stopped before its first operation.
 std::optional<checkers::History> ReadRunHistory(const std::string& history_path,
                                                 const char* command);
 
@@ -34,8 +35,10 @@ bool WellFormedOrSay(const checkers::History& history,
 void DescribeRun(const harness::TestSpec& spec, reports::RunSummary& summary);
 
 // Every verdict on a run's history: the workload's checkers, then
-// leader-per-term when the history holds `observe` events. The one check
-// path of `run`, `analyze` and `report --recheck`, so they agree.
+// leader-per-term when the history holds `observe` events. A history
+// without a single client operation tested nothing: one `run` verdict,
+// unknown, instead. The one check path of `run`, `analyze` and
+// `report --recheck`, so they agree.
 std::vector<checkers::Verdict> CheckRunHistory(
     harness::Workload& workload, const checkers::History& history,
     const harness::CheckOptions& options);
@@ -45,6 +48,13 @@ std::vector<checkers::Verdict> CheckRunHistory(
 // Returns the path written, or "" after printing why to stderr.
 std::string WriteRunReport(const reports::RunSummary& summary,
                            const checkers::History& history);
+
+// For a run directory without results.json: when its fault ledger was
+// never closed, the controller stopped before the end of the run (SIGKILL,
+// crash, power loss), so `summary` is marked aborted with what is known
+// (nothing about the signal or the time). No-op otherwise.
+void NoteUnfinishedRun(const std::string& run_dir,
+                       reports::RunSummary& summary);
 
 // The store holding a run directory (store/<test>/<run> -> store), or ""
 // when `run_dir` has no grandparent.

@@ -31,7 +31,8 @@ struct RunOptions {
   CLI::Option* cluster_opt = nullptr;
 };
 
-// Severity of exit codes: valid < unknown < invalid < bad input < internal.
+// Severity of exit codes: valid < unknown < invalid < bad input < internal
+// (an interrupt decides the exit code on its own, see DoRun).
 int Severity(int code) {
   switch (code) {
     case 0:
@@ -78,7 +79,7 @@ int DoRun(const RunOptions& o) {
 
   SignalWatcher signals;
   CampaignOptions co;
-  co.abort = signals.abort();
+  co.signals = &signals;
   co.index_dir = o.index_dir;
   int worst = 0;
   std::vector<std::string> lines;
@@ -97,6 +98,15 @@ int DoRun(const RunOptions& o) {
   if (lines.size() > 1) {
     std::printf("\nall runs:\n");
     for (const auto& l : lines) std::printf("  %s\n", l.c_str());
+  }
+  // Interrupted: the remaining runs did not start; 128 + the signal.
+  if (int sig = signals.first().number; sig != 0) {
+    std::size_t planned = specs.size() * static_cast<std::size_t>(o.test_count);
+    if (lines.size() < planned) {
+      std::printf("interrupted by %s: %zu of %zu runs done\n",
+                  signals.first().name.c_str(), lines.size(), planned);
+    }
+    return 128 + sig;
   }
   return worst;
 }
@@ -136,11 +146,17 @@ void AddRunCommand(CLI::App& root, int& exit_code) {
       "junit.xml,"
       "\nledger.jsonl, faultline.log, results.json, nodes/<node>/ logs), with "
       "a "
-      "'latest'\nlink. Ctrl-C stops the workload early, heals every fault, "
-      "tears down and still\nchecks what was recorded. Needs root (network "
-      "namespaces).\n\nExit code: the worst outcome over all runs (invalid > "
-      "unknown > valid); a run\nwith 'expect:' exits 0 when the verdict is the "
-      "expected one.\n\nExamples:\n"
+      "'latest'\nlink. Ctrl-C (or SIGTERM) stops the workload early, heals "
+      "every fault, reads every\nkey once more (at most 10 s), tears down, "
+      "checks what was recorded and exits\n130 (143 for SIGTERM); no "
+      "further run starts. A second Ctrl-C is ignored; a third\nwithin 5 s "
+      "exits at once and names the `faultline heal` command that finishes "
+      "the\njob. Needs root (network namespaces).\n\nExit code: the worst "
+      "outcome over all runs (invalid > unknown > valid); a run\nwith "
+      "'expect:' exits 0 when the verdict is the expected one; 130/143 when "
+      "interrupted;\n254 for bad input or a run refused before its cluster "
+      "existed (subnet in use,\nSSH authentication failed: nothing is kept); "
+      "255 when a cluster never became healthy.\n\nExamples:\n"
       "  faultline run configs/etcd-register.yaml\n"
       "  faultline run configs/etcd-register.yaml --time-limit 120 --seed 7\n"
       "  faultline run configs/known/*.yaml --test-count 3 --store /tmp/store");

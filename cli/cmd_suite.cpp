@@ -5,7 +5,9 @@
 //
 // Exit code: 0 when every run gave its expected verdict, 1 when one did not
 // (or a run could not complete), 254 for bad input (nothing is started: every
-// config is loaded and preflighted first), 255 when the suite itself failed.
+// config is loaded and preflighted first), 255 when the suite itself failed,
+// 128 + the signal (130 SIGINT, 143 SIGTERM) when interrupted: the current
+// run heals and tears down, no further run starts, the tally so far prints.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -224,7 +226,7 @@ int DoSuite(const SuiteOptions& o) {
 
   SignalWatcher signals;
   CampaignOptions co;
-  co.abort = signals.abort();
+  co.signals = &signals;
   co.index_dir = o.index_dir;
   const int total = static_cast<int>(specs.size()) * o.runs;
   int done = 0;
@@ -290,7 +292,11 @@ int DoSuite(const SuiteOptions& o) {
     }
     std::printf("suite results: %s\n", o.json.c_str());
   }
-  if (signals.abort()->load()) return 1;
+  if (int sig = signals.first().number; sig != 0) {
+    std::printf("interrupted by %s: %d of %d runs done\n",
+                signals.first().name.c_str(), done, total);
+    return 128 + sig;
+  }
   return matched == runs && runs == total ? 0 : 1;
 }
 
@@ -322,7 +328,8 @@ void AddSuiteCommand(CLI::App& root, int& exit_code) {
       "like\n`faultline run` stores it. Ctrl-C stops the current run (it "
       "heals and tears\ndown) and prints the tally so far.\n\n"
       "Exit code: 0 when every run gave its expected verdict, else 1; 254 "
-      "for bad\ninput (nothing started).\n\nExamples:\n"
+      "for bad\ninput (nothing started); 130 (SIGINT) or 143 (SIGTERM) when "
+      "interrupted.\n\nExamples:\n"
       "  faultline suite\n"
       "  faultline suite configs/known --runs 5 --json suite.json\n"
       "  faultline suite configs/known/raftkv-*.yaml --time-limit 60");

@@ -1,7 +1,9 @@
 // Subcommands of the faultline CLI. Each Add*Command registers one CLI11
 // subcommand whose callback stores its exit code in `exit_code`
-// (shared/spec/history.md: 0 valid, 1 invalid, 2 unknown, 254 bad
-// usage/config/input, 255 internal error).
+// (docs/history-format.md: 0 valid, 1 invalid, 2 unknown, 254 bad
+// usage/config/input or a run refused by its environment, 255 internal
+// error; `run` and `suite` exit 128 + the signal, 130 or 143, when
+// interrupted).
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -112,6 +112,7 @@ class Run {
       next_status += std::chrono::seconds(1);
     }
     report.aborted = latch_.Aborted();
+    if (report.aborted) NoticeAbort();
     latch_.Stop();
     for (auto& t : workers) t.join();
     for (auto& t : observers) t.join();
@@ -124,7 +125,7 @@ class Run {
         std::chrono::duration<double>(Clock::now() - started).count();
 
     auto final_started = Clock::now();
-    if (!report.aborted) FinalPhase(report);
+    FinalPhase(report);
     report.final_s =
         std::chrono::duration<double>(Clock::now() - final_started).count();
 
@@ -366,14 +367,38 @@ class Run {
     }
   }
 
+  // Recovery pause, health wait, then every final operation. Once the run
+  // is interrupted (before or during this phase) all of it must end within
+  // interrupted_final_s of that moment, and the pause is at most
+  // kInterruptedRecovery.
   void FinalPhase(InterpreterReport& report) {
+    static constexpr std::chrono::duration<double> kInterruptedRecovery{2.0};
     const auto& spec = *c_.spec;
-    StopLatch recovery(c_.abort);
-    auto recovery_end =
-        Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                           std::chrono::duration<double>(spec.recovery_s));
-    if (!recovery.WaitUntil(recovery_end)) return;
-    auto healthy = c_.target->AwaitHealthy(std::chrono::seconds(30));
+    const auto budget =
+        std::chrono::duration_cast<Clock::duration>(c_.interrupted_final_s);
+    std::optional<Clock::time_point> hard;  // set once interrupted
+    auto cap = [&](Clock::time_point t) {
+      if (!hard && latch_.Aborted()) {
+        hard = Clock::now() + budget;
+        NoticeAbort();
+      }
+      return hard ? std::min(t, *hard) : t;
+    };
+    auto secs = [](std::chrono::duration<double> d) {
+      return std::chrono::duration_cast<Clock::duration>(d);
+    };
+    std::chrono::duration<double> pause(spec.recovery_s);
+    cap(Clock::now());  // notes an interrupt that came before this phase
+    if (hard) pause = std::min(pause, kInterruptedRecovery);
+    // A signal during the pause ends it; the shortened pause of an
+    // interrupted run is not itself interruptible.
+    StopLatch recovery(hard ? nullptr : c_.abort);
+    recovery.WaitUntil(cap(Clock::now() + secs(pause)));
+    auto until = cap(Clock::now() + std::chrono::seconds(30));
+    auto healthy = c_.target->AwaitHealthy(std::max(
+        std::chrono::milliseconds(100),
+        std::chrono::duration_cast<std::chrono::milliseconds>(until -
+                                                              Clock::now())));
     if (!healthy.ok()) {
       report.problems.push_back("not healthy after recovery: " +
                                 healthy.error());
@@ -383,7 +408,7 @@ class Run {
     std::int64_t attempt = 0;
     for (const Operation& op : c_.workload->FinalOps()) {
       bool done = false;
-      while (!done && Clock::now() < final_deadline && !recovery.Aborted()) {
+      while (!done && Clock::now() < cap(final_deadline)) {
         std::int64_t process = next_process_.fetch_add(1);
         const Node& node = NodeFor(attempt++);
         auto client = Open(node);
@@ -394,6 +419,13 @@ class Run {
                                   " never succeeded");
       }
     }
+  }
+
+  // Calls on_abort the first time the interpreter sees the abort flag.
+  void NoticeAbort() {
+    if (abort_noticed_) return;
+    abort_noticed_ = true;
+    if (c_.on_abort) c_.on_abort();
   }
 
   void Status(Clock::time_point started) {
@@ -420,6 +452,7 @@ class Run {
   StopLatch latch_;
   Counters counters_;
   std::atomic<std::int64_t> next_process_{0};
+  bool abort_noticed_ = false;  // main thread only
 };
 
 }  // namespace

@@ -37,9 +37,18 @@ struct InterpreterConfig {
   Workload* workload = nullptr;
   Journal* journal = nullptr;
   std::function<FaultPlan()> next_fault;  // the seeded schedule
-  // Set from another thread (SIGINT/SIGTERM) to end the run early; the
-  // interpreter still heals and records what happened.
+  // Set from another thread (SIGINT/SIGTERM) to end the run early: the
+  // workload stops, every fault is healed, and the final operations still
+  // run after a shortened recovery pause, all of it within
+  // `interrupted_final_s` of the moment the interpreter noticed the flag
+  // (so an interrupted run still reads every key once more while its
+  // cluster is up, and ends promptly).
   const std::atomic<bool>* abort = nullptr;
+  std::chrono::duration<double> interrupted_final_s{10.0};
+  // Called once, on the interpreter's main thread, when it notices `abort`
+  // (before the workload stops and faults heal, or during the final
+  // operations when the flag was set then); may be empty.
+  std::function<void()> on_abort;
   // Called about once a second with a one-line status (for the terminal).
   std::function<void(const std::string&)> on_status;
 };

@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <filesystem>
@@ -12,6 +13,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <thread>
 
 #include "checkers/history_io.h"
 #include "checkers/linearizable.h"
@@ -167,6 +169,9 @@ class InterpreterRun {
     c.workload = workload;
     c.journal = journal->get();
     c.next_fault = next_fault;
+    c.abort = abort;
+    c.on_abort = on_abort;
+    c.interrupted_final_s = interrupted_final_s;
     InterpreterReport report = RunInterpreter(c);
     history = (*journal)->Snapshot();
     journal->reset();  // closes the file
@@ -200,10 +205,116 @@ class InterpreterRun {
   Nemesis* nemesis = nullptr;  // no faults
   Workload* workload = &fake_workload;
   std::function<FaultPlan()> next_fault;
+  const std::atomic<bool>* abort = nullptr;
+  std::function<void()> on_abort;
+  std::chrono::duration<double> interrupted_final_s{10.0};
   faultline::checkers::History history;
 };
 
+// A client whose every operation fails (a cluster that never answers).
+class FailingClient : public Client {
+ public:
+  Completion Invoke(const Operation& op) noexcept override {
+    return {Outcome::kFail, op.value, "refused"};
+  }
+};
+
+class FailingTarget : public FakeTarget {
+ public:
+  Result<std::unique_ptr<Client>> OpenClient(const Node&,
+                                             const std::string&) override {
+    return std::unique_ptr<Client>(std::make_unique<FailingClient>());
+  }
+};
+
+// Sets `flag` after `delay`, from another thread (a signal, in the CLI).
+class SetLater {
+ public:
+  SetLater(std::atomic<bool>& flag, std::chrono::milliseconds delay)
+      : thread_([&flag, delay] {
+          std::this_thread::sleep_for(delay);
+          flag = true;
+        }) {}
+  ~SetLater() { thread_.join(); }
+  SetLater(const SetLater&) = delete;
+  SetLater& operator=(const SetLater&) = delete;
+
+ private:
+  std::thread thread_;
+};
+
 }  // namespace
+
+TEST_CASE_METHOD(InterpreterRun,
+                 "interpreter: an interrupted run heals, then reads every key "
+                 "within its bound") {
+  Workers(60, 2, 200);   // far longer than the test
+  spec.recovery_s = 30;  // an uninterrupted pause would take 30 s
+  spec.nemesis.interval_s = 0.05;
+  spec.nemesis.duration_s = 60;
+  FakeNemesis faults;
+  nemesis = &faults;
+  next_fault = [] { return FaultPlan{{FaultStep{"pause", "one", 1}}, 60}; };
+  std::atomic<bool> flag{false};
+  abort = &flag;
+  int aborts_noticed = 0;
+  on_abort = [&] { ++aborts_noticed; };
+  auto t0 = std::chrono::steady_clock::now();
+  InterpreterReport report;
+  {
+    SetLater later(flag, std::chrono::milliseconds(300));
+    report = Run();
+  }
+  double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+          .count();
+  CHECK(report.aborted);
+  CHECK(aborts_noticed == 1);
+  CHECK(faults.heal_alls >= 1);
+  // 0.3 s of workload, a pause of at most 2 s, the reads: far below 30 s.
+  CHECK(took < 6.0);
+  CHECK(report.final_s >= 1.9);
+  // The final reads come after the heal (the last nemesis event), one ok
+  // read per key.
+  std::size_t last_nemesis = 0;
+  for (std::size_t i = 0; i < history.size(); ++i) {
+    if (history[i].is_nemesis()) last_nemesis = i;
+  }
+  std::set<std::string> read_ok;
+  for (std::size_t i = last_nemesis + 1; i < history.size(); ++i) {
+    const auto& e = history[i];
+    if (e.type == EventType::kOk && e.f == "read") {
+      read_ok.insert(e.key.as_string());
+    }
+  }
+  CHECK(read_ok == std::set<std::string>{"k0", "k1"});
+  CHECK(report.problems.empty());
+}
+
+TEST_CASE_METHOD(InterpreterRun,
+                 "interpreter: after an interrupt, final reads that never "
+                 "succeed stop at the bound") {
+  Workers(60, 1, 100);
+  spec.recovery_s = 0;
+  FailingTarget failing;
+  target = &failing;
+  interrupted_final_s = std::chrono::milliseconds(500);
+  std::atomic<bool> flag{false};
+  abort = &flag;
+  auto t0 = std::chrono::steady_clock::now();
+  InterpreterReport report;
+  {
+    SetLater later(flag, std::chrono::milliseconds(100));
+    report = Run();
+  }
+  double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+          .count();
+  CHECK(report.aborted);
+  CHECK(took < 2.0);
+  REQUIRE(report.problems.size() == 2);
+  CHECK(report.problems[0] == "final read of \"k0\" never succeeded");
+}
 
 TEST_CASE_METHOD(InterpreterRun,
                  "interpreter writes an honest, well-formed, checkable "

@@ -52,6 +52,7 @@ Result<RunDir> CreateRunDir(const std::string& store_dir,
                 ec.message());
   }
   RunDir run;
+  run.test_dir = test_dir.string();
   for (int attempt = 0; attempt < 100; ++attempt) {
     run.timestamp = UtcTimestamp();
     fs::path dir = test_dir / run.timestamp;
@@ -64,12 +65,31 @@ Result<RunDir> CreateRunDir(const std::string& store_dir,
   if (run.path.empty()) return Fail("cannot find a free run directory name");
   run.run_id = RandomRunId();
   fs::create_directories(fs::path(run.path) / kNodesDir, ec);
-  // Swap the `latest` link atomically.
+  return run;
+}
+
+Status PointLatestAt(const RunDir& run) {
+  std::error_code ec;
+  fs::path test_dir(run.test_dir);
   fs::path tmp = test_dir / (".latest." + run.run_id);
   fs::remove(tmp, ec);
   fs::create_directory_symlink(run.timestamp, tmp, ec);
   if (!ec) fs::rename(tmp, test_dir / "latest", ec);
-  return run;
+  if (ec) {
+    fs::remove(tmp, ec);
+    return Fail("cannot point " + (test_dir / "latest").string() + " at " +
+                run.timestamp + ": " + ec.message());
+  }
+  return Ok();
+}
+
+Status RemoveRunDir(const RunDir& run) {
+  std::error_code ec;
+  fs::remove_all(run.path, ec);
+  if (ec) return Fail("cannot remove " + run.path + ": " + ec.message());
+  // Only an empty test directory goes (fs::remove refuses a non-empty one).
+  fs::remove(run.test_dir, ec);
+  return Ok();
 }
 
 Result<std::string> ResolveRunDir(const std::string& arg) {
@@ -82,8 +102,10 @@ Result<std::string> ResolveRunDir(const std::string& arg) {
   }
   fs::path canonical = fs::canonical(p, ec);
   if (ec) return Fail(arg + ": " + ec.message());
-  if (!fs::exists(canonical / kHistoryFile)) {
-    return Fail(arg + ": no " + std::string(kHistoryFile) +
+  if (!fs::exists(canonical / kHistoryFile, ec) &&
+      !fs::exists(canonical / kConfigFile, ec)) {
+    return Fail(arg + ": no " + std::string(kHistoryFile) + " or " +
+                kConfigFile +
                 " here; is this a run directory (store/<test>/<timestamp>)?");
   }
   return canonical.string();

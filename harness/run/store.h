@@ -13,6 +13,7 @@ struct RunDir {
   std::string path;       // store/<test>/<timestamp>
   std::string run_id;     // 6 hex digits, unique among live runs
   std::string timestamp;  // UTC, 20261130T051122.123Z
+  std::string test_dir;   // store/<test>
 };
 
 // File names inside a run directory.
@@ -24,12 +25,25 @@ inline constexpr const char* kResultsFile = "results.json";
 inline constexpr const char* kJunitFile = "junit.xml";
 inline constexpr const char* kNodesDir = "nodes";
 
-// Creates a fresh run directory and points `store/<test>/latest` at it.
+// Creates a fresh run directory. `store/<test>/latest` is not moved:
+// PointLatestAt does that once the run has something to show or to heal
+// (its cluster exists), so a run refused before that leaves `latest` where
+// it was.
 Result<RunDir> CreateRunDir(const std::string& store_dir,
                             const std::string& test_name);
 
-// Resolves a user-given run directory (may be a `latest` link); fails with a
-// message saying what is missing when it holds no history.
+// Points `store/<test>/latest` at `run`, atomically (rename of a new link).
+Status PointLatestAt(const RunDir& run);
+
+// Removes the directory of a run that was refused before it created
+// anything outside it, and `store/<test>/` too when that is left empty.
+// `latest` is not touched.
+Status RemoveRunDir(const RunDir& run);
+
+// Resolves a user-given run directory (may be a `latest` link). A run
+// directory holds history.jsonl, or at least config.yaml (a run stopped
+// before its first operation); fails with a message saying what is missing
+// otherwise.
 Result<std::string> ResolveRunDir(const std::string& arg);
 
 Result<std::string> ReadFile(const std::string& path);
