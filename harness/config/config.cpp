@@ -3,6 +3,7 @@
 // DescribeSpec and the name tables in config_describe.cpp.
 #include "harness/config/config.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <exception>
@@ -26,7 +27,12 @@ std::string ConfigError::Format() const {
 
 std::string LoadResult::FormatErrors() const {
   std::string out;
-  for (const ConfigError& e : errors) out += e.Format() + "\n";
+  const std::size_t shown = std::min(errors.size(), kMaxPrintedErrors);
+  for (std::size_t i = 0; i < shown; ++i) out += errors[i].Format() + "\n";
+  if (const std::size_t more = errors.size() - shown; more > 0) {
+    out += "... and " + std::to_string(more) + " more error" +
+           (more == 1 ? "" : "s") + "\n";
+  }
   return out;
 }
 

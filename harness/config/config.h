@@ -6,12 +6,15 @@
 // std::random_device; it starts nothing and creates nothing. Each problem is
 // reported as one ConfigError naming file:line:column, what was expected and
 // how to fix it. All problems found are reported, not just the first (except
-// that a YAML syntax error stops loading).
+// that a YAML syntax error, a NUL byte or nesting deeper than
+// kMaxConfigDepth stops loading); FormatErrors prints the first
+// kMaxPrintedErrors of them and counts the rest.
 //
 // Thread-safety: every function here is safe to call concurrently; the
 // tables returned by Known() are immutable.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -50,12 +53,20 @@ struct Overrides {
   std::optional<std::string> cluster;
 };
 
+// FormatErrors prints at most this many errors.
+inline constexpr std::size_t kMaxPrintedErrors = 50;
+// Lists and mappings nested deeper than this are an error (a config needs a
+// handful of levels; yaml-cpp itself gives up near 500).
+inline constexpr int kMaxConfigDepth = 64;
+
 struct LoadResult {
   std::optional<TestSpec> spec;     // set iff errors is empty
   std::vector<ConfigError> errors;  // in file order, then cross-field ones
 
   bool ok() const { return spec.has_value(); }
-  // Every error's Format(), one after another, newline-terminated.
+  // The first kMaxPrintedErrors errors' Format(), one after another,
+  // newline-terminated; when there are more, then the line
+  // "... and N more errors" (N: how many were not printed).
   std::string FormatErrors() const;
 };
 

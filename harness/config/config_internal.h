@@ -55,7 +55,10 @@ struct Cidr {
   std::uint32_t address = 0;  // host byte order
   int prefix = 0;
 };
-// Parses "a.b.c.d/p" (strict dotted quad, no leading '+', prefix 0..32).
+// Parses "a.b.c.d" (strict dotted quad: four numbers 0..255 of 1 to 3
+// digits, no sign, nothing else) into host byte order.
+std::optional<std::uint32_t> ParseIpv4(std::string_view text);
+// Parses "a.b.c.d/p" (a ParseIpv4 address, prefix 0..32).
 std::optional<Cidr> ParseCidr(std::string_view text);
 std::string FormatCidr(const Cidr& c);
 

@@ -3,6 +3,7 @@
 // cluster, workload and checker; target.* is in config_parse_targets.cpp,
 // nemesis.* in config_parse_nemesis.cpp. Generic value reading is in
 // config_reader.cpp, cross-field rules in config_validate.cpp.
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
 
 #include <algorithm>
@@ -365,7 +366,19 @@ std::vector<FieldDef> Parser::SshFields() {
        }},
       {"sudo", [&](const Item& x) { Bool(x, &c.sudo); }},
       {"controller_ip",
-       [&](const Item& x) { Text(x, false, &c.controller_ip); }},
+       [&](const Item& x) {
+         std::string ip;
+         if (!Text(x, false, &ip)) return;
+         if (!ParseIpv4(ip)) {
+           Error(x,
+                 "expected an IPv4 address like 10.0.0.1, got " + Got(x.value),
+                 "the controller's address as the nodes see it (partitions "
+                 "and loss never drop its packets); leave it out when the "
+                 "controller is not on the nodes' network");
+           return;
+         }
+         c.controller_ip = ip;
+       }},
       {"work_dir",
        [&](const Item& x) {
          std::string dir;
@@ -579,8 +592,12 @@ class DocumentCounter : public YAML::EventHandler {
   };
   std::vector<Doc> docs;
 
+  // The first list or mapping opened deeper than kMaxConfigDepth.
+  std::optional<YAML::Mark> too_deep;
+
   void OnDocumentStart(const YAML::Mark& m) override {
     docs.push_back({m, std::nullopt});
+    depth_ = 0;
   }
   void OnDocumentEnd() override {}
   void OnNull(const YAML::Mark& m, YAML::anchor_t) override { Saw(m); }
@@ -591,20 +608,47 @@ class DocumentCounter : public YAML::EventHandler {
   }
   void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
                        YAML::EmitterStyle::value) override {
-    Saw(m);
+    Open(m);
   }
-  void OnSequenceEnd() override {}
+  void OnSequenceEnd() override { --depth_; }
   void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
                   YAML::EmitterStyle::value) override {
-    Saw(m);
+    Open(m);
   }
-  void OnMapEnd() override {}
+  void OnMapEnd() override { --depth_; }
 
  private:
   void Saw(const YAML::Mark& m) {
     if (!docs.empty() && !docs.back().first_node) docs.back().first_node = m;
   }
+  void Open(const YAML::Mark& m) {
+    Saw(m);
+    if (++depth_ > kMaxConfigDepth && !too_deep) too_deep = m;
+  }
+  int depth_ = 0;
 };
+
+// The first NUL byte of `text`, as a 1-based line and column (bytes).
+std::optional<Origin> FirstNul(std::string_view text) {
+  const std::size_t at = text.find('\0');
+  if (at == std::string_view::npos) return std::nullopt;
+  const std::string_view before = text.substr(0, at);
+  const std::size_t line_start = before.rfind('\n');
+  const std::size_t column =
+      line_start == std::string_view::npos ? at + 1 : at - line_start;
+  const auto line = std::count(before.begin(), before.end(), '\n') + 1;
+  return Origin{static_cast<int>(line), static_cast<int>(column), ""};
+}
+
+// Reports nesting deeper than kMaxConfigDepth at `at`.
+void TooDeep(const YAML::Mark& at, Diagnostics* diag) {
+  diag->Add(Origin{at.line + 1, at.column + 1, ""},
+            "lists and mappings are nested more than " +
+                std::to_string(kMaxConfigDepth) +
+                " levels deep here; a config needs only a few levels",
+            "look for a [ or { that is never closed, or indentation that "
+            "keeps growing");
+}
 
 }  // namespace
 
@@ -612,13 +656,43 @@ void ParseText(std::string_view text, TestSpec* spec, Provenance* prov,
                Diagnostics* diag) {
   YAML::Node root;
   DocumentCounter counter;
+  if (auto nul = FirstNul(text)) {
+    // yaml-cpp reads a NUL as the end of the text or as an escape; neither
+    // says what is wrong.
+    diag->Add(*nul,
+              "the file contains a NUL byte; a config is plain text",
+              "is it a binary file or saved as UTF-16? save it as UTF-8 "
+              "text");
+    return;
+  }
   try {
     // Count documents first (stopping early), then build only the first.
+    // The count also measures nesting, before yaml-cpp's own, much deeper,
+    // recursion limit.
     std::istringstream in{std::string(text)};
     YAML::Parser parser(in);
-    while (counter.docs.size() < 3 && parser.HandleNextDocument(counter)) {
+    while (counter.docs.size() < 3 && !counter.too_deep &&
+           parser.HandleNextDocument(counter)) {
+    }
+    if (counter.too_deep) {
+      TooDeep(*counter.too_deep, diag);
+      return;
     }
     root = YAML::Load(std::string(text));
+  } catch (const YAML::DeepRecursion& e) {
+    if (counter.too_deep) {
+      TooDeep(*counter.too_deep, diag);
+      return;
+    }
+    Origin at;
+    if (e.mark.line >= 0) at = Origin{e.mark.line + 1, e.mark.column + 1, ""};
+    diag->Add(at,
+              "lists and mappings are nested too deeply for the YAML reader "
+              "(" +
+                  std::to_string(e.depth()) + " levels)",
+              "look for a [ or { that is never closed, or indentation that "
+              "keeps growing");
+    return;
   } catch (const YAML::ParserException& e) {
     std::string hint;
     if (e.msg.find("tab") != std::string::npos) {

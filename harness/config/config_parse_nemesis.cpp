@@ -1,7 +1,9 @@
 // The nemesis section of the config: nemesis.* keys, and nemesis.faults
 // entries as names, mappings with per-fault settings and together groups
 // (with the `same` selector of harness/run/fault_group.h).
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -116,6 +118,9 @@ void Parser::ParseFaultEntries(const Item& it, NemesisSpec* n) {
   Record(it);
   std::vector<harness::FaultEntry> entries;
   std::vector<std::string> kinds;
+  // The plain names seen so far: a repeated one is reported once per
+  // repetition (a long list of one alias stays linear, not quadratic).
+  std::set<std::string> plain_seen;
   bool ok = true;
   for (std::size_t i = 0; i < it.value.size(); ++i) {
     Item elem{it.key, it.value[i], it.path + "[" + std::to_string(i) + "]",
@@ -125,16 +130,12 @@ void Parser::ParseFaultEntries(const Item& it, NemesisSpec* n) {
       ok = false;
       continue;
     }
-    if (entry.plain) {
-      for (const auto& e : entries) {
-        if (e.plain && e.faults[0].fault == entry.faults[0].fault) {
-          Error(elem, "fault \"" + entry.faults[0].fault + "\" is listed twice",
-                "list each plain fault once; to run it with other settings "
-                "too, write a mapping such as `{fault: " +
-                    entry.faults[0].fault + ", targets: [leader]}`");
-          ok = false;
-        }
-      }
+    if (entry.plain && !plain_seen.insert(entry.faults[0].fault).second) {
+      Error(elem, "fault \"" + entry.faults[0].fault + "\" is listed twice",
+            "list each plain fault once; to run it with other settings "
+            "too, write a mapping such as `{fault: " +
+                entry.faults[0].fault + ", targets: [leader]}`");
+      ok = false;
     }
     for (const auto& f : entry.faults)
       if (std::find(kinds.begin(), kinds.end(), f.fault) == kinds.end())
@@ -222,22 +223,31 @@ void Parser::ParseTogether(const Item& x, harness::FaultEntry* out,
   }
   if (out->faults.size() == x.value.size()) CheckSameInGroup(x, *out);
   // Two faults of one kind, or two that stop/start the same
-  // processes, would undo each other.
+  // processes, would undo each other. Each fault is reported once, against
+  // the first earlier one it clashes with (the first index of each kind
+  // seen), so a long group stays linear.
+  std::map<std::string, std::size_t> first_of;
   for (std::size_t i = 0; i < out->faults.size(); ++i) {
     const std::string& a = out->faults[i].fault;
-    for (std::size_t j = 0; j < i; ++j) {
-      const std::string& b = out->faults[j].fault;
-      const bool process =
-          (a == "pause" || a == "kill") && (b == "pause" || b == "kill");
-      if (a == b || process) {
-        Error(Item{x.key, x.value[i], x.path + "[" + std::to_string(i) + "]",
-                   x.name},
-              "`together` has " + b + " and " + a +
-                  (a == b ? "; a group applies each kind once"
-                          : ", which act on the same processes"),
-              "keep one of them in this group, or put the other in "
-              "its own entry");
-      }
+    auto is_process = [](const std::string& k) {
+      return k == "pause" || k == "kill";
+    };
+    std::optional<std::size_t> clash;
+    for (const auto& [kind, j] : first_of) {
+      if ((kind == a || (is_process(a) && is_process(kind))) &&
+          (!clash || j < *clash))
+        clash = j;
+    }
+    first_of.emplace(a, i);
+    if (clash) {
+      const std::string& b = out->faults[*clash].fault;
+      Error(Item{x.key, x.value[i], x.path + "[" + std::to_string(i) + "]",
+                 x.name},
+            "`together` has " + b + " and " + a +
+                (a == b ? "; a group applies each kind once"
+                        : ", which act on the same processes"),
+            "keep one of them in this group, or put the other in "
+            "its own entry");
     }
     if (a == "kill-voter")
       Error(Item{x.key, x.value[i], x.path + "[" + std::to_string(i) + "]",

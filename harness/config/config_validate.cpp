@@ -11,34 +11,43 @@
 
 namespace faultline::harness::config_internal {
 
-std::optional<Cidr> ParseCidr(std::string_view text) {
-  const auto slash = text.find('/');
-  if (slash == std::string_view::npos) return std::nullopt;
-  std::string_view addr = text.substr(0, slash);
-  std::string_view len = text.substr(slash + 1);
-  auto number = [](std::string_view s, int max) -> std::optional<int> {
-    if (s.empty() || s.size() > 3) return std::nullopt;
-    int v = 0;
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || p != s.data() + s.size() || v < 0 || v > max) {
-      return std::nullopt;
-    }
-    return v;
-  };
-  Cidr out;
+namespace {
+
+// 0..max, written with 1 to 3 digits.
+std::optional<int> SmallNumber(std::string_view s, int max) {
+  if (s.empty() || s.size() > 3) return std::nullopt;
+  int v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size() || v < 0 || v > max) {
+    return std::nullopt;
+  }
+  return v;
+}
+
+}  // namespace
+
+std::optional<std::uint32_t> ParseIpv4(std::string_view addr) {
+  std::uint32_t out = 0;
   for (int i = 0; i < 4; ++i) {
     const auto dot = addr.find('.');
     std::string_view part = i < 3 ? addr.substr(0, dot) : addr;
     if ((i < 3) == (dot == std::string_view::npos)) return std::nullopt;
-    auto v = number(part, 255);
+    auto v = SmallNumber(part, 255);
     if (!v) return std::nullopt;
-    out.address = (out.address << 8) | static_cast<std::uint32_t>(*v);
+    out = (out << 8) | static_cast<std::uint32_t>(*v);
     if (i < 3) addr.remove_prefix(dot + 1);
   }
-  auto prefix = number(len, 32);
-  if (!prefix) return std::nullopt;
-  out.prefix = *prefix;
   return out;
+}
+
+std::optional<Cidr> ParseCidr(std::string_view text) {
+  const auto slash = text.find('/');
+  if (slash == std::string_view::npos) return std::nullopt;
+  auto address = ParseIpv4(text.substr(0, slash));
+  if (!address) return std::nullopt;
+  auto prefix = SmallNumber(text.substr(slash + 1), 32);
+  if (!prefix) return std::nullopt;
+  return Cidr{*address, *prefix};
 }
 
 std::string FormatCidr(const Cidr& c) {
