@@ -16,8 +16,7 @@ bindir="$(dirname "$FAULTLINE_BIN")"
 setup_workdir
 # A failing check must not leave the background run going: interrupt it (it
 # heals itself), then the usual cleanup.
-pid=""
-trap 'keep=$?; if [ -n "$pid" ]; then kill -INT "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; fi; (exit $keep); cleanup_workdir' EXIT
+interrupt_run_on_exit
 
 DELAY=400
 PORT=6379  # raftkv's client port on every node

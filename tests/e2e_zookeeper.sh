@@ -24,7 +24,7 @@ run_zk() {
   run_config "$1" "$2"
   echo "$name seed $2: $VERDICT (exit $RC)"
   local id
-  id=$(sed -n 's/.* I run \([0-9a-f]*\) of .*/\1/p' "$WORK/out.txt" | head -1)
+  id=$(sed -n 's/.* I faultline .*: run \([0-9a-f]*\) of .*/\1/p' "$WORK/out.txt" | head -1)
   [ -n "$id" ] || fail "$name: no run id in the output"
   [ -z "$(leftovers_for_run "$id")" ] || fail "$name: run $id left namespaces or links"
   if pgrep -f "QuorumPeerMain .*faultline-$id/" >/dev/null; then

@@ -33,8 +33,11 @@ setup_workdir() {
   trap 'cleanup_workdir' EXIT
 }
 
+# cleanup_workdir [RC]: heals what the test's runs left, removes the work
+# dir and exits with RC (default: the status of the last command).
 cleanup_workdir() {
   local rc=$?
+  [ $# -eq 0 ] || rc=$1
   # Whatever a failed test left behind is healed from the ledgers.
   "$FAULTLINE_BIN" heal --all --index-dir "$INDEX" >/dev/null 2>&1 || true
   rm -rf "$WORK"
@@ -176,7 +179,10 @@ finish() {
 }
 
 interrupt_run_on_exit() {
-  trap 'keep=$?; if [ -n "$pid" ]; then kill -INT "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; fi; (exit $keep); cleanup_workdir' EXIT
+  # Under set -e, a failing kill or wait (the run exits 130 on SIGINT) would
+  # end the trap before the cleanup: both are allowed to fail, and the
+  # test's own exit status is handed to cleanup_workdir.
+  trap 'keep=$?; if [ -n "$pid" ]; then kill -INT "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi; cleanup_workdir "$keep"' EXIT
 }
 
 # all_healed RUN KIND: true when RUN's ledger has entries of KIND and every
