@@ -13,8 +13,9 @@
 # Before the duplicate checks became linear, plain and together compared
 # every entry with every earlier one and reported each pair (N^2/2 errors:
 # 14 s and 16 million lines at N = 4000). Printed errors are capped at
-# kMaxPrintedErrors (harness/config/config.h), so each shape prints 101
-# lines (50 errors with their hints, then "... and M more errors").
+# kMaxPrintedErrors (harness/config/config.h): 50 errors (with their hints:
+# 101 lines for plain and together, 51 for mapping), then
+# "... and M more errors".
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bin="${FAULTLINE_BIN:-$root/build/faultline}"
