@@ -1,10 +1,12 @@
 // CheckLinearizable: partitions the history by key, runs the pre-passes and
-// the segment searches of each key (in parallel), and composes the verdict.
+// the segment searches of each key (in parallel), and composes the verdict
+// from the earliest violation in time.
 #include <algorithm>
 #include <thread>
 
 #include "checkers/linear_internal.h"
 #include "checkers/linearizable.h"
+#include "checkers/violation_context.h"
 
 namespace faultline::checkers {
 namespace {
@@ -15,6 +17,9 @@ using linear::Partition;
 struct KeyResult {
   Outcome outcome = Outcome::kUnknown;
   std::string reason;
+  // kViolation: the position of the blocker's return; kUnknown: how far
+  // the search got (no violation of this key returns before it).
+  std::int64_t at = linear::kNever;
   linear::Explanation explanation;
   std::vector<std::int64_t> witness;  // invoke indices in order
   std::uint64_t memo_entries = 0;
@@ -56,9 +61,17 @@ void PrependEarlierSegments(const Partition& p,
   r.seg_begin = 0;
 }
 
+// Lowers `bound` to `at` unless it is already lower.
+void LowerBound(std::atomic<std::int64_t>& bound, std::int64_t at) {
+  std::int64_t cur = bound.load();
+  while (at < cur && !bound.compare_exchange_weak(cur, at)) {
+  }
+}
+
 KeyResult CheckPartition(Partition& p, const Model& model,
                          const LinearizableOptions& options,
-                         const linear::Limits& limits) {
+                         const linear::Limits& limits,
+                         std::atomic<std::int64_t>& bound) {
   KeyResult out;
   if (options.prune) linear::Prune(p, model);
   if (p.ops.empty()) {
@@ -84,13 +97,21 @@ KeyResult CheckPartition(Partition& p, const Model& model,
     for (std::size_t s = 0; s < starts_at.size() && !retry; ++s) {
       bool last = s + 1 == starts_at.size();
       std::size_t end = last ? p.ops.size() : starts_at[s + 1];
+      // Every op of this segment returns after its first call: a violation
+      // here would come after one already found.
+      if (p.ops[starts_at[s]].call >= bound.load(std::memory_order_relaxed)) {
+        out.outcome = Outcome::kPassed;
+        return out;
+      }
       linear::SegmentResult r =
           linear::SearchSegment(p, starts_at[s], end, states, complete && !last,
                                 options.witness, table, limits);
       out.memo_entries += r.memo_entries;
-      if (r.outcome == Outcome::kUnknown) {
-        out.outcome = Outcome::kUnknown;
+      if (r.outcome == Outcome::kUnknown || r.outcome == Outcome::kPassed) {
+        out.outcome = r.outcome;
         out.reason = r.reason;
+        out.at = r.best_ret != linear::kNever ? r.best_ret
+                                              : p.ops[starts_at[s]].call;
         return out;
       }
       if (r.outcome == Outcome::kViolation) {
@@ -99,7 +120,14 @@ KeyResult CheckPartition(Partition& p, const Model& model,
           break;
         }
         out.outcome = Outcome::kViolation;
-        if (s > 0) PrependEarlierSegments(p, starts_at, s, table, limits, r);
+        out.at = r.best_ret;
+        LowerBound(bound, r.best_ret);
+        if (s > 0) {
+          // Earlier segments pass before this one's violation: no bound.
+          linear::Limits unbounded = limits;
+          unbounded.bound = nullptr;
+          PrependEarlierSegments(p, starts_at, s, table, unbounded, r);
+        }
         out.explanation = linear::Explain(p, model, table, r);
         return out;
       }
@@ -133,6 +161,12 @@ KeyResult CheckPartition(Partition& p, const Model& model,
 
 std::string KeyName(const Value& key) {
   return key.is_null() ? std::string("(no key)") : key.ToJson();
+}
+
+// A position as a time or an event, for text: "3.20 s" or "event 812".
+std::string PositionText(std::int64_t pos, bool timed) {
+  if (timed) return linear::Seconds(pos / 2);
+  return "event " + std::to_string(pos / 2);
 }
 
 }  // namespace
@@ -183,11 +217,13 @@ Verdict CheckLinearizable(const History& history,
 
   linear::Budget budget;
   budget.limit = options.memory_limit_bytes;
-  std::atomic<bool> violation{false};
+  // The earliest violation found so far (its blocker's return position):
+  // keys go on after a violation, but only until they get past it.
+  std::atomic<std::int64_t> first_violation{linear::kNever};
   linear::Limits limits;
   limits.deadline = options.deadline;
   limits.cancel = options.cancel;
-  limits.violation = &violation;
+  limits.bound = &first_violation;
   limits.budget = &budget;
 
   // Largest keys first, so one big key does not start last.
@@ -204,8 +240,8 @@ Verdict CheckLinearizable(const History& history,
       std::size_t k = next.fetch_add(1);
       if (k >= order.size()) return;
       std::size_t i = order[k];
-      results[i] = CheckPartition(parts[i], *model, options, limits);
-      if (results[i].outcome == Outcome::kViolation) violation.store(true);
+      results[i] =
+          CheckPartition(parts[i], *model, options, limits, first_violation);
     }
   };
   std::size_t threads = static_cast<std::size_t>(std::max(1, options.threads));
@@ -220,19 +256,24 @@ Verdict CheckLinearizable(const History& history,
 
   std::size_t pruned = 0, closed = 0, segments = 0;
   std::uint64_t memo = 0;
+  // The earliest violation in time; among equal ones, the key that
+  // appears first in the history. Both are independent of scheduling.
   const KeyResult* bad = nullptr;
   std::size_t bad_part = 0;
   const KeyResult* unknown = nullptr;
   std::size_t unknown_part = 0;
+  std::vector<std::size_t> unfinished;
   for (std::size_t i = 0; i < parts.size(); ++i) {
     pruned += parts[i].pruned;
     closed += parts[i].closed;
     segments += results[i].segments;
     memo += results[i].memo_entries;
-    if (results[i].outcome == Outcome::kViolation && bad == nullptr) {
+    if (results[i].outcome == Outcome::kViolation &&
+        (bad == nullptr || results[i].at < bad->at)) {
       bad = &results[i];
       bad_part = i;
     }
+    if (results[i].outcome == Outcome::kUnknown) unfinished.push_back(i);
     if (results[i].outcome == Outcome::kUnknown && unknown == nullptr) {
       unknown = &results[i];
       unknown_part = i;
@@ -252,10 +293,57 @@ Verdict CheckLinearizable(const History& history,
   j += ",\"peak_bytes\":" + std::to_string(budget.peak.load());
 
   if (bad != nullptr) {
+    const Partition& bp = parts[bad_part];
+    linear::ViolationContext ctx =
+        linear::DescribeViolation(history, bp, *model, bad->explanation);
     v.validity = Validity::kInvalid;
-    v.summary = bad->explanation.summary;
-    v.explanation = bad->explanation.text;
-    j += ",\"failure\":" + bad->explanation.json;
+    v.summary =
+        (bp.key.is_null() ? "" : "key " + KeyName(bp.key) + ": ") + ctx.summary;
+    v.explanation = ctx.text;
+    if (unfinished.empty()) {
+      if (parts.size() > 1) {
+        v.explanation += "This is the earliest violation in time over all " +
+                         std::to_string(parts.size()) + " keys.\n";
+      }
+    } else {
+      v.explanation +=
+          "This is the earliest violation among the keys that "
+          "finished; " +
+          std::to_string(unfinished.size()) +
+          " key(s) did not, and may hold an earlier one:\n";
+      for (std::size_t k = 0; k < unfinished.size() && k < 10; ++k) {
+        const KeyResult& u = results[unfinished[k]];
+        v.explanation += "  key " + KeyName(parts[unfinished[k]].key) + ": " +
+                         u.reason + "; no violation before " +
+                         PositionText(u.at, built.timed) + "\n";
+      }
+      if (unfinished.size() > 10) {
+        v.explanation +=
+            "  ... " + std::to_string(unfinished.size() - 10) + " more\n";
+      }
+    }
+    v.explanation += "\n" + bad->explanation.text;
+    j += ",\"failure\":{" + bad->explanation.json + ctx.json + "}";
+    j += ",\"unfinished\":[";
+    for (std::size_t k = 0; k < unfinished.size(); ++k) {
+      const KeyResult& u = results[unfinished[k]];
+      if (k > 0) j += ",";
+      j += "{\"key\":";
+      parts[unfinished[k]].key.AppendJson(j);
+      j += ",\"reason\":";
+      AppendJsonString(j, u.reason);
+      j += ",\"clear_before\":";
+      if (built.timed) {
+        std::int64_t ns = u.at / 2;
+        std::string frac = std::to_string(ns % 1000000000);
+        while (frac.size() < 9) frac.insert(frac.begin(), '0');
+        j += "{\"s\":" + std::to_string(ns / 1000000000) + "." + frac + "}";
+      } else {
+        j += "{\"index\":" + std::to_string(u.at / 2) + "}";
+      }
+      j += "}";
+    }
+    j += "]";
   } else if (unknown != nullptr) {
     v.validity = Validity::kUnknown;
     v.summary = "gave up on key " + KeyName(parts[unknown_part].key) + ": " +
@@ -292,7 +380,6 @@ Verdict CheckLinearizable(const History& history,
       j += "]";
     }
   }
-  (void)bad_part;
   j += "}";
   return v;
 }

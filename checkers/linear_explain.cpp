@@ -30,12 +30,53 @@ std::string KeyName(const Value& key) {
   return key.is_null() ? std::string("(no key)") : key.ToJson();
 }
 
+void AppendSeconds(std::string& out, const std::optional<std::int64_t>& ns) {
+  if (!ns) {
+    out += "null";
+    return;
+  }
+  // Nine decimals, without locale or printf.
+  std::int64_t v = *ns;
+  if (v < 0) {
+    out += "-";
+    v = -v;
+  }
+  std::string frac = std::to_string(v % 1000000000);
+  while (frac.size() < 9) frac.insert(frac.begin(), '0');
+  out += std::to_string(v / 1000000000) + "." + frac;
+}
+
 }  // namespace
 
+const std::string& OpNode(const Op& op) {
+  if (op.ok != nullptr && !op.ok->node.empty()) return op.ok->node;
+  return op.inv->node;
+}
+
+std::string Seconds(std::int64_t ns) {
+  bool neg = ns < 0;
+  std::int64_t c = ((neg ? -ns : ns) + 5000000) / 10000000;  // centiseconds
+  std::string frac = std::to_string(c % 100);
+  if (frac.size() < 2) frac.insert(frac.begin(), '0');
+  return std::string(neg ? "-" : "") + std::to_string(c / 100) + "." + frac +
+         " s";
+}
+
 std::string OpLine(const Model& model, const Op& op) {
-  std::string out = "p" + std::to_string(op.process()) + " " +
-                    model.DescribeOp(op.Make()) + "  [event " +
-                    std::to_string(op.invoke_index());
+  std::string out =
+      "p" + std::to_string(op.process()) + " " + model.DescribeOp(op.Make());
+  if (!OpNode(op).empty()) out += " on " + OpNode(op);
+  out += "  [";
+  if (op.inv->time) {
+    std::string from = Seconds(*op.inv->time);
+    if (op.ok != nullptr && op.ok->time) {
+      out += from.substr(0, from.size() - 2) + ".." + Seconds(*op.ok->time);
+    } else {
+      out += "from " + from;
+    }
+    out += ", ";
+  }
+  out += "event " + std::to_string(op.invoke_index());
   if (op.complete_index >= 0) {
     out += ".." + std::to_string(op.complete_index) + " " + OutcomeName(op);
   } else {
@@ -63,6 +104,16 @@ void AppendOpJson(std::string& out, const Op& op) {
   out += ",\"type\":\"" + OutcomeName(op) + "\"";
   out += ",\"closed\":";
   out += op.closed ? "true" : "false";
+  out += ",\"node\":";
+  if (OpNode(op).empty()) {
+    out += "null";
+  } else {
+    AppendJsonString(out, OpNode(op));
+  }
+  out += ",\"call_s\":";
+  AppendSeconds(out, op.inv->time);
+  out += ",\"return_s\":";
+  AppendSeconds(out, op.ok != nullptr ? op.ok->time : std::nullopt);
   out += "}";
 }
 
@@ -122,11 +173,37 @@ Explanation Explain(const Partition& p, const Model& model, StateTable& table,
   }
 
   std::string key = KeyName(p.key);
-  ex.summary = p.key.is_null() ? "" : "key " + key + ": ";
   if (!stuck.empty() && stuck.front().rejected) {
-    ex.summary += stuck.front().why;
+    ex.summary = stuck.front().why;
   } else {
-    ex.summary += "no order of the concurrent operations is consistent";
+    ex.summary = "no order of the concurrent operations is consistent";
+  }
+  ex.blocker = blocker == failed.seg_end ? SIZE_MAX : blocker;
+  ex.state = state;
+  ex.at = horizon;
+  for (const Stuck& s : stuck) {
+    if (s.rejected) ex.rejected.push_back(s.op);
+  }
+  // The blocker first (it sorts first among the rejected), then by return.
+  std::stable_sort(ex.rejected.begin(), ex.rejected.end(),
+                   [&](std::size_t a, std::size_t b) {
+                     if ((a == blocker) != (b == blocker)) return a == blocker;
+                     return p.ops[a].ret < p.ops[b].ret;
+                   });
+  if (blocker != failed.seg_end) {
+    const Op& b = p.ops[blocker];
+    if (b.ok != nullptr) {
+      ex.at_index = b.ok->index;
+    } else {
+      // A closed crashed op: its deadline is the return of its first
+      // observer.
+      for (const Op& o : p.ops) {
+        if (o.ok != nullptr && o.ret == b.ret) {
+          ex.at_index = o.ok->index;
+          break;
+        }
+      }
+    }
   }
 
   std::string& t = ex.text;
@@ -161,7 +238,7 @@ Explanation Explain(const Partition& p, const Model& model, StateTable& table,
   for (std::size_t i : window) t += "  " + OpLine(model, p.ops[i]) + "\n";
 
   std::string& j = ex.json;
-  j += "{\"key\":";
+  j += "\"key\":";
   p.key.AppendJson(j);
   j += ",\"start_state\":";
   AppendJsonString(j, model.DescribeState(start));
@@ -188,7 +265,7 @@ Explanation Explain(const Partition& p, const Model& model, StateTable& table,
     if (k > 0) j += ",";
     AppendOpJson(j, p.ops[window[k]]);
   }
-  j += "]}";
+  j += "]";
   return ex;
 }
 

@@ -59,6 +59,7 @@ struct BuildResult {
   std::vector<Partition> partitions;  // in order of first appearance
   std::string error;                  // non-empty: the history is malformed
   std::size_t failed_ops = 0;         // fail completions, ignored
+  bool timed = false;  // positions are times (every client event has one)
 };
 
 // Pairs invocations with completions, drops failed ops and nemesis events,
@@ -87,8 +88,12 @@ struct Budget {
 
 struct Limits {
   std::optional<std::chrono::steady_clock::time_point> deadline;
-  const std::atomic<bool>* cancel = nullptr;     // the caller's
-  const std::atomic<bool>* violation = nullptr;  // another key failed
+  const std::atomic<bool>* cancel = nullptr;  // the caller's
+  // The position of the earliest violation found so far on any key (its
+  // blocker's return), kNever while none. A search that gets past it (every
+  // op returning up to it linearized) stops with kPassed: any violation of
+  // its key comes later. May be null.
+  const std::atomic<std::int64_t>* bound = nullptr;
   Budget* budget = nullptr;
 };
 
@@ -122,7 +127,8 @@ class StateTable {
   std::uint64_t bytes_ = 0;
 };
 
-enum class Outcome { kOk, kViolation, kUnknown };
+// kPassed: stopped because the search got past Limits::bound.
+enum class Outcome { kOk, kViolation, kUnknown, kPassed };
 
 struct SegmentResult {
   Outcome outcome = Outcome::kUnknown;
@@ -131,11 +137,18 @@ struct SegmentResult {
   // and the order of partition op indices.
   std::vector<std::uint32_t> witness_start;
   std::vector<std::vector<std::size_t>> witness_order;
-  // kViolation: the longest linearizable prefix found (partition op
-  // indices, in order), the state it reached and the start state.
+  // kViolation: the linearizable prefix that got furthest in time
+  // (partition op indices, in order), the state it reached and the start
+  // state. "Furthest" is the latest first unlinearized return (the
+  // blocker's), then the most ops: the blocker's return is then the
+  // earliest instant at which the key's history stops being linearizable.
   std::vector<std::size_t> best_prefix;
   std::uint32_t best_state = 0;
   std::uint32_t best_start = 0;
+  // The position of that first unlinearized return (kViolation: the
+  // blocker's; kUnknown: how far the search got, so no violation of the
+  // segment returns before it), kNever when unknown.
+  std::int64_t best_ret = kNever;
   std::string reason;  // kUnknown: why
   std::uint64_t memo_entries = 0;
   std::size_t seg_begin = 0, seg_end = 0;  // the segment searched
@@ -150,19 +163,38 @@ SegmentResult SearchSegment(const Partition& p, std::size_t begin,
                             bool all_ends, bool witness, StateTable& table,
                             const Limits& limits);
 
-// Explanation of a violation in partition p: fills summary, explanation
-// text and a JSON object ("failure").
+// Explanation of a violation in partition p: the summary's reason, the
+// explanation text and the members of the JSON object "failure" (without
+// the braces), plus what the violation context (violation_context.h) needs.
 struct Explanation {
-  std::string summary;
+  std::string summary;  // the model's reason, e.g. "read returned 4 but the
+                        // register held 7"; no key
   std::string text;
   std::string json;
+  std::size_t blocker = SIZE_MAX;     // partition op whose return the prefix
+                                      // could not get past
+  std::vector<std::size_t> rejected;  // stuck ops the state rejected, the
+                                      // blocker first, then by return
+  std::int64_t at = kNever;           // the blocker's return position
+  std::int64_t at_index = -1;  // the event at that position (the blocker's
+                               // completion, or for a closed crashed op
+                               // the completion of its first observer)
+  Value state;                 // the state the prefix reached
 };
 Explanation Explain(const Partition& p, const Model& model, StateTable& table,
                     const SegmentResult& failed);
 
-// JSON of one op: {"index","process","f","value","output","type",...}.
+// JSON of one op: {"index","complete_index","process","f","value","output",
+// "type","closed","node","call_s","return_s"} (node: the completion's node,
+// else the invoke's, else null; times in seconds since the start, null when
+// the history has none or the op never completed).
 void AppendOpJson(std::string& out, const Op& op);
-// "p3 write 5 [idx 12..15]"-style one-liner.
+// "p3 write 5 on n2 [1.20..1.25 s, events 12..15 ok]"-style one-liner.
 std::string OpLine(const Model& model, const Op& op);
+// The node an op went through: its completion's, else its invoke's; empty
+// when the history does not say.
+const std::string& OpNode(const Op& op);
+// Seconds since the start with two decimals, "14.60 s".
+std::string Seconds(std::int64_t ns);
 
 }  // namespace faultline::checkers::linear

@@ -26,6 +26,7 @@ BuildResult BuildPartitions(const History& history, const Model& model) {
     if (!e.time) all_timed = false;
     max_process = std::max(max_process, e.process);
   }
+  out.timed = all_timed;
   auto pos = [&](const Event& e, bool is_return) -> std::int64_t {
     std::int64_t base = all_timed ? *e.time : e.index;
     return base * 2 + (is_return ? 1 : 0);

@@ -18,6 +18,14 @@
 // optional ops called before lo(r). The key is (r, state, those bits): its
 // size is the concurrency around r, not the segment length. The hash is an
 // incremental Zobrist hash of L mixed with the state.
+//
+// The prefix reported on a violation is the one that got furthest in time:
+// the latest first remaining return entry (the blocker), then the deepest.
+// Since the search visits every reachable (L, state), the blocker's return
+// is then the earliest instant at which the segment stops being
+// linearizable. With Limits::bound, the search stops (kPassed) as soon as
+// that entry lies after the bound: a violation of this key, if any, comes
+// later than one already found.
 #include <algorithm>
 #include <cstring>
 
@@ -164,8 +172,20 @@ class Search {
     }
     zob_ ^= zobrist_[i];
   }
-  // Key of the current (L, state) into key_; returns its hash.
+  // The list node of the first return entry still in the list, or -1.
+  std::int32_t FirstReturn() const {
+    std::int32_t e = next_[0];
+    while (e >= 0 && ents_[e - 1].is_call) e = next_[e];
+    return e;
+  }
+  // Key of the current (L, state) into key_; returns its hash. Sets
+  // first_ret_ to FirstReturn().
   std::uint64_t MakeKey(std::uint32_t state);
+  std::int64_t Bound() const {
+    return limits_.bound == nullptr
+               ? kNever
+               : limits_.bound->load(std::memory_order_relaxed);
+  }
   bool OverLimits(std::string& why);
   bool ChargeMemory();
 
@@ -190,6 +210,7 @@ class Search {
   std::vector<Frame> stack_;
   std::vector<Node> nodes_;
   std::uint64_t charged_ = 0;
+  std::int32_t first_ret_ = -1;
 };
 
 void Search::Build() {
@@ -253,8 +274,8 @@ void Search::Build() {
 }
 
 std::uint64_t Search::MakeKey(std::uint32_t state) {
-  std::int32_t e = next_[0];
-  while (e >= 0 && ents_[e - 1].is_call) e = next_[e];
+  std::int32_t e = FirstReturn();
+  first_ret_ = e;
   std::size_t lo = n_;
   std::size_t hi = n_;
   std::uint64_t r = 0xffffffffULL;
@@ -285,10 +306,6 @@ bool Search::OverLimits(std::string& why) {
     why = "cancelled";
     return true;
   }
-  if (limits_.violation != nullptr && limits_.violation->load()) {
-    why = "stopped: another key is not linearizable";
-    return true;
-  }
   if (limits_.deadline &&
       std::chrono::steady_clock::now() >= *limits_.deadline) {
     why = "deadline reached";
@@ -300,11 +317,24 @@ bool Search::OverLimits(std::string& why) {
 SegmentResult Search::Run(const std::vector<std::uint32_t>& starts,
                           bool all_ends, bool witness) {
   SegmentResult res;
+  // The best prefix: the list node of its first return entry (rank), then
+  // its depth.
+  std::int32_t best_rank = -1;
   std::size_t best_depth = 0;
   std::int32_t best_node = -1;
   bool have_best = false;
   std::uint64_t iter = 0;
   std::vector<bool> is_end;
+  auto best_pos = [&] {
+    return best_rank > 0 ? ents_[best_rank - 1].pos : kNever;
+  };
+  auto stop = [&](Outcome outcome, const char* why) {
+    res.outcome = outcome;
+    res.reason = why;
+    res.memo_entries = memo_.count();
+    res.best_ret = best_pos();
+    return res;
+  };
 
   for (std::uint32_t start : starts) {
     std::uint32_t state = start;
@@ -312,19 +342,22 @@ SegmentResult Search::Run(const std::vector<std::uint32_t>& starts,
     std::int32_t remaining = mandatory_;
     std::int32_t entry = next_[0];
     stack_.clear();
-    if (!have_best) {
+    // The empty prefix from this start (the same rank for every start).
+    std::int32_t rank0 = FirstReturn();
+    if (!have_best || rank0 > best_rank) {
       have_best = true;
+      best_rank = rank0;
+      best_depth = 0;
+      best_node = -1;
       res.best_state = start;
       res.best_start = start;
     }
     while (true) {
       if ((++iter & 1023) == 0) {
         std::string why;
-        if (OverLimits(why)) {
-          res.outcome = Outcome::kUnknown;
-          res.reason = why;
-          res.memo_entries = memo_.count();
-          return res;
+        if (OverLimits(why)) return stop(Outcome::kUnknown, why.c_str());
+        if (best_rank > 0 && best_pos() > Bound()) {
+          return stop(Outcome::kPassed, "passed the earliest violation");
         }
       }
       bool backtrack = false;
@@ -363,17 +396,21 @@ SegmentResult Search::Run(const std::vector<std::uint32_t>& starts,
           nodes_.push_back({i, node});
           node = static_cast<std::int32_t>(nodes_.size() - 1);
           state = nstate;
-          if (stack_.size() > best_depth) {
+          if (first_ret_ > 0 &&
+              (first_ret_ > best_rank ||
+               (first_ret_ == best_rank && stack_.size() > best_depth))) {
+            bool later = first_ret_ > best_rank;
+            best_rank = first_ret_;
             best_depth = stack_.size();
             best_node = node;
             res.best_state = state;
             res.best_start = start;
+            if (later && best_pos() > Bound()) {
+              return stop(Outcome::kPassed, "passed the earliest violation");
+            }
           }
           if (!ChargeMemory()) {
-            res.outcome = Outcome::kUnknown;
-            res.reason = "memory limit reached";
-            res.memo_entries = memo_.count();
-            return res;
+            return stop(Outcome::kUnknown, "memory limit reached");
           }
           entry = next_[0];
           continue;
@@ -413,6 +450,7 @@ SegmentResult Search::Run(const std::vector<std::uint32_t>& starts,
     return res;
   }
   res.outcome = Outcome::kViolation;
+  res.best_ret = best_pos();
   for (std::int32_t k = best_node; k >= 0; k = nodes_[k].parent) {
     res.best_prefix.push_back(begin_ + nodes_[k].op);
   }
@@ -471,6 +509,7 @@ SegmentResult SearchOne(const Partition& p, std::size_t begin,
   }
   res.memo_entries = seen.size();
   res.outcome = res.end_states.empty() ? Outcome::kViolation : Outcome::kOk;
+  if (res.outcome == Outcome::kViolation) res.best_ret = p.ops[begin].ret;
   return res;
 }
 

@@ -12,11 +12,19 @@
 // unobserved crashed writes, closing observed ones, splitting at quiescent
 // points) and searched with the Wing & Gong / Lowe depth-first search with
 // memoization of (linearized set, model state). Keys are checked in
-// parallel; the first violation cancels the rest.
+// parallel. The violation reported is the earliest in time over all keys:
+// the one whose blocker (the op whose return no linearizable prefix gets
+// past) returns first; ties go to the key that appears first in the
+// history. Once a violation is found, the other keys are searched only
+// until they get past its instant. The result does not depend on `threads`
+// or on scheduling.
 //
 // Bounds: when the deadline, the memory limit or the cancel flag stops the
 // search before a violation is found, the verdict is `unknown`, never
-// `valid`.
+// `valid`. When a violation was found on one key and another key did not
+// finish, the verdict is `invalid` with the earliest violation among the
+// keys that finished, and the explanation and details_json.unfinished name
+// the others.
 //
 // Thread-safety: CheckLinearizable is reentrant; it starts and joins its own
 // threads and reads `cancel` only.
@@ -59,18 +67,30 @@ struct LinearizableOptions {
 // unknown model, or a history without a single client operation (empty,
 // nemesis events only) gives `unknown` with the reason in the summary).
 //
-// Verdict fields: summary is one line ("key k3: read returned 4 but the
-// register held 7"); explanation is readable text (the key, the longest
-// linearizable prefix, the operations that could not be placed next and why,
-// the concurrent window); details_json is a JSON object:
+// Verdict fields (wording and fields in docs/checker.md): summary is one
+// line naming the key and the kind of the violation ("key "k1": stale read:
+// n2 returned 47 at 14.60 s, after 99 was acknowledged at 14.57 s");
+// explanation is readable text: first the context (the kind, the nodes
+// that served the operations involved, the faults in force on them from
+// the nemesis events, which write produced a stale value and when it was
+// overwritten, times in seconds since the start), then the longest
+// linearizable prefix, the operations that could not be placed next and
+// why, the concurrent window. details_json is a JSON object:
 //   {"model":..., "keys":N, "ops":N, "pruned":N, "closed":N, "segments":N,
 //    "memo_entries":N, "peak_bytes":N,
-//    "failure": {"key":..., "prefix":[op...], "state":..., "stuck":[...],
-//                "window":[op...]}            (invalid only)
+//    "failure": {"key":..., "start_state":..., "state":..., "prefix":[op...],
+//                "stuck":[{"op":op,"rejected":bool,"why":...}...],
+//                "window":[op...],
+//                "kind": "stale-read" | "lost-write" | "never-written" |
+//                        "no-consistent-order",
+//                "at": {"index":N, "s":seconds|null},
+//                "context": {...}}            (invalid only)
+//    "unfinished": [{"key":..., "reason":..., "clear_before":{...}}...]
+//                                             (invalid only)
 //    "witness": [{"key":..., "order":[index...]}]   (valid + witness)
 //    "reason": "..."}                         (unknown only)
-// where an op is {"index": invoke index, "process", "f", "value", "output",
-// "type", "call", "return"}.
+// where an op is {"index": invoke index, "complete_index", "process", "f",
+// "value", "output", "type", "closed", "node", "call_s", "return_s"}.
 Verdict CheckLinearizable(const History& history,
                           const LinearizableOptions& options);
 

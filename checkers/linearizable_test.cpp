@@ -85,7 +85,7 @@ TEST_CASE("sequential read of the latest write", "[linearizable]") {
                    Ev(2, 1, kInv, "read"), Ev(3, 1, kOk, "read", I(4))});
   Verdict v = Check(bad);
   REQUIRE(v.validity == Validity::kInvalid);
-  CHECK(v.summary == "read returned 4 but the register held 7");
+  CHECK(v.summary == "read of a value never written: p1 returned 4 at 0.00 s");
   CHECK(v.explanation.find("Longest linearizable prefix") != std::string::npos);
   CHECK(v.explanation.find("Could not place next") != std::string::npos);
   CHECK(v.explanation.find("Concurrent window") != std::string::npos);
@@ -112,7 +112,7 @@ TEST_CASE("reads of absent values", "[linearizable]") {
   History bad = H({Ev(0, 0, kInv, "read"), Ev(1, 0, kOk, "read", I(3))});
   Verdict v = Check(bad, "register");
   CHECK(v.validity == Validity::kInvalid);
-  CHECK(v.summary == "read returned 3 but the register held null");
+  CHECK(v.summary == "read of a value never written: p0 returned 3 at 0.00 s");
 }
 
 TEST_CASE("an invoke that never completes may take effect late or never",
@@ -150,7 +150,9 @@ TEST_CASE("failed cas never took effect; its observation is ignored",
          Ev(3, 1, kOk, "cas", L(I(3), I(2)))});
   Verdict v = Check(ok_cas);
   CHECK(v.validity == Validity::kInvalid);
-  CHECK(v.summary == "cas expected 3 but the register held 1");
+  CHECK(v.summary ==
+        "no consistent order at 0.00 s: cas expected 3 but the register held "
+        "1");
 }
 
 TEST_CASE("crashed processes: info ops and their observers", "[linearizable]") {
@@ -191,7 +193,9 @@ TEST_CASE("one key valid while another is not", "[linearizable]") {
     o.threads = threads;
     Verdict v = CheckLinearizable(h, o);
     REQUIRE(v.validity == Validity::kInvalid);
-    CHECK(v.summary == "key \"k2\": read returned 1 but the register held 2");
+    CHECK(v.summary ==
+          "key \"k2\": read of a value never written: p1 returned 1 at 0.00 "
+          "s");
     CHECK(v.details_json.find("\"keys\":2") != std::string::npos);
   }
 }
@@ -224,7 +228,9 @@ TEST_CASE("mutex double acquire is invalid", "[linearizable]") {
                    Ev(2, 1, kInv, "acquire"), Ev(3, 1, kOk, "acquire")});
   Verdict v = Check(bad, "mutex");
   CHECK(v.validity == Validity::kInvalid);
-  CHECK(v.summary == "acquire succeeded but the lock was held");
+  CHECK(v.summary ==
+        "no consistent order at 0.00 s: acquire succeeded but the lock was "
+        "held");
   // A crashed release may have freed it.
   History crashed = H({Ev(0, 0, kInv, "acquire"), Ev(1, 0, kOk, "acquire"),
                        Ev(2, 0, kInv, "release"), Ev(3, 0, kInfo, "release"),
