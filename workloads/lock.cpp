@@ -156,6 +156,9 @@ class HoldClient : public harness::StatefulClient {
   PreparedOp Prepare(const Operation& g) noexcept override {
     PreparedOp p;
     p.op = g;
+    // The rate's pacing goes before a take, not between the steps of a
+    // hold: their delay_ms spread them over hold_ms.
+    p.paced = g.f == words_.take;
     if (g.f == words_.take) {
       held_.reset();
       token_.reset();

@@ -45,6 +45,11 @@ struct PreparedOp {
   // The interpreter waits this long (interruptibly) before recording the
   // invocation: hold time, or a stall such as a paused lock holder.
   std::chrono::milliseconds delay{0};
+  // Whether the workload's `rate` pacing (a random wait before an
+  // operation) applies. False for the steps inside a lock hold, whose own
+  // `delay`s space them: pacing goes between holds, not into them, so a
+  // hold lasts about hold_ms whatever the rate.
+  bool paced = true;
 };
 
 // A client that keeps per-process state (e.g. the fencing token of the lock

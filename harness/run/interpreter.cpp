@@ -213,9 +213,20 @@ class Run {
     const Node* node = &NodeFor(w);
     auto client = Open(*node);
     auto next = Clock::now();
-    bool pace = true;  // false right after a skipped operation
     while (!latch_.stopped()) {
-      if (mean_s > 0 && pace) {
+      Operation op = gen->Next();
+      std::vector<std::pair<std::string, Value>> extra;
+      bool paced = true;
+      std::chrono::milliseconds delay{0};
+      if (auto* stateful = dynamic_cast<StatefulClient*>(client.get())) {
+        PreparedOp p = stateful->Prepare(op);
+        if (p.skip) continue;  // nothing is invoked: no pacing delay owed
+        paced = p.paced;
+        delay = p.delay;
+        op = std::move(p.op);
+        extra = std::move(p.extra);
+      }
+      if (mean_s > 0 && paced) {
         // After a slow op (e.g. a timeout) do not burst to catch up: the
         // next delay counts from now.
         next = std::max(next, Clock::now()) +
@@ -223,18 +234,7 @@ class Run {
                    std::chrono::duration<double>(jitter(rng)));
         if (!latch_.WaitUntil(next)) break;
       }
-      Operation op = gen->Next();
-      std::vector<std::pair<std::string, Value>> extra;
-      if (auto* stateful = dynamic_cast<StatefulClient*>(client.get())) {
-        PreparedOp p = stateful->Prepare(op);
-        pace = !p.skip;
-        if (p.skip) continue;  // nothing was invoked: no pacing delay owed
-        if (p.delay.count() > 0 && !latch_.WaitUntil(Clock::now() + p.delay)) {
-          break;
-        }
-        op = std::move(p.op);
-        extra = std::move(p.extra);
-      }
+      if (delay.count() > 0 && !latch_.WaitUntil(Clock::now() + delay)) break;
       if (InvokeOne(client.get(), process, *node, op, std::move(extra)) ==
           Outcome::kInfo) {
         // The op may still be in flight: this process never invokes again.
