@@ -53,8 +53,12 @@ Result<RunDir> CreateRunDir(const std::string& store_dir,
   }
   RunDir run;
   run.test_dir = test_dir.string();
+  // Two runs within one millisecond get the same timestamp: the later one
+  // takes the first free "-N" suffix (it still sorts after the first).
+  const std::string stamp = UtcTimestamp();
   for (int attempt = 0; attempt < 100; ++attempt) {
-    run.timestamp = UtcTimestamp();
+    run.timestamp =
+        attempt == 0 ? stamp : stamp + "-" + std::to_string(attempt + 1);
     fs::path dir = test_dir / run.timestamp;
     if (fs::create_directory(dir, ec)) {
       run.path = dir.string();
