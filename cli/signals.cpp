@@ -4,7 +4,8 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <ctime>
+
+#include "harness/run/store.h"
 
 namespace faultline::cli {
 namespace {
@@ -18,22 +19,6 @@ std::string SignalName(int sig) {
     default:
       return "signal " + std::to_string(sig);
   }
-}
-
-std::string IsoNowMillis() {
-  auto now = std::chrono::system_clock::now();
-  auto secs = std::chrono::system_clock::to_time_t(now);
-  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                now.time_since_epoch())
-                .count() %
-            1000;
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[40];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  char out[48];
-  std::snprintf(out, sizeof out, "%s.%03lldZ", buf, static_cast<long long>(ms));
-  return out;
 }
 
 }  // namespace
@@ -59,7 +44,7 @@ void SignalWatcher::Take(int sig) {
   if (count_ == 1) {
     first_.number = sig;
     first_.name = SignalName(sig);
-    first_.at = IsoNowMillis();
+    first_.at = harness::UtcNowMillis(harness::UtcForm::kExtended);
     first_.when = now;
     abort_ = true;
     std::fprintf(stderr,

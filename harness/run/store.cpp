@@ -17,7 +17,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string UtcTimestamp() {
+std::string RandomRunId() {
+  std::random_device rd;
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "%06x", rd() & 0xffffff);
+  return buf;
+}
+
+}  // namespace
+
+std::string UtcNowMillis(UtcForm form) {
   auto now = std::chrono::system_clock::now();
   auto secs = std::chrono::system_clock::to_time_t(now);
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -27,20 +36,13 @@ std::string UtcTimestamp() {
   std::tm tm{};
   gmtime_r(&secs, &tm);
   char buf[64];
-  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%S", &tm);
+  std::strftime(buf, sizeof buf,
+                form == UtcForm::kBasic ? "%Y%m%dT%H%M%S" : "%Y-%m-%dT%H:%M:%S",
+                &tm);
   char out[80];
   std::snprintf(out, sizeof out, "%s.%03lldZ", buf, static_cast<long long>(ms));
   return out;
 }
-
-std::string RandomRunId() {
-  std::random_device rd;
-  char buf[8];
-  std::snprintf(buf, sizeof buf, "%06x", rd() & 0xffffff);
-  return buf;
-}
-
-}  // namespace
 
 Result<RunDir> CreateRunDir(const std::string& store_dir,
                             const std::string& test_name) {
@@ -55,7 +57,7 @@ Result<RunDir> CreateRunDir(const std::string& store_dir,
   run.test_dir = test_dir.string();
   // Two runs within one millisecond get the same timestamp: the later one
   // takes the first free "-N" suffix (it still sorts after the first).
-  const std::string stamp = UtcTimestamp();
+  const std::string stamp = UtcNowMillis(UtcForm::kBasic);
   for (int attempt = 0; attempt < 100; ++attempt) {
     run.timestamp =
         attempt == 0 ? stamp : stamp + "-" + std::to_string(attempt + 1);

@@ -46,6 +46,12 @@ Status RemoveRunDir(const RunDir& run);
 // otherwise.
 Result<std::string> ResolveRunDir(const std::string& arg);
 
+// The current UTC time to the millisecond, ISO 8601: basic form
+// ("20261130T051122.123Z", run directory names) or extended form
+// ("2026-11-30T05:11:22.123Z", timestamps inside results).
+enum class UtcForm { kBasic, kExtended };
+std::string UtcNowMillis(UtcForm form);
+
 Result<std::string> ReadFile(const std::string& path);
 Status WriteFileAtomic(const std::string& path, const std::string& content);
 
