@@ -16,6 +16,16 @@ struct CampaignOptions {
   // which signal came and when.
   SignalWatcher* signals = nullptr;
   std::string index_dir;  // active-run index for the ledger ("" = default)
+  // Console output. `verbosity` -1 (--quiet: warnings and errors only, no
+  // status line), 0 (info), 1 (-v: debug). faultline.log always gets info
+  // and above. `color` false (NO_COLOR, not a terminal) prints no ANSI
+  // colour. `status_line` false prints no live status line. `json_summary`
+  // prints the run's results as one JSON document on stdout instead of the
+  // text summary (logs stay on stderr).
+  int verbosity = 0;
+  bool color = true;
+  bool status_line = true;
+  bool json_summary = false;
 };
 
 struct CampaignResult {
