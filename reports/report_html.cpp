@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <string>
 
+#include "reports/report_evidence.h"
 #include "reports/report_script.h"
 
 namespace faultline::reports {
@@ -206,6 +207,7 @@ std::string ReportHtml(const RunSummary& s, const checkers::History& history,
   }
   if (s.verdicts.empty()) out += "<p>No checker ran.</p>\n";
   out += "</section>\n";
+  out += EvidenceSectionHtml(s, history);
 
   out +=
       "<section id=\"violation\" hidden>\n<h2>Linearizability violation</h2>\n"

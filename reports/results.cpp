@@ -88,6 +88,12 @@ std::string ResultsJson(const RunSummary& s) {
   } else {
     j["interrupted"] = nullptr;
   }
+  if (s.evidence) {
+    json ev = json::parse(EvidenceToJson(*s.evidence), nullptr, false);
+    j["evidence"] = ev.is_discarded() ? json(nullptr) : ev;
+  } else {
+    j["evidence"] = nullptr;
+  }
   j["config"] = s.config_yaml;
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
@@ -125,6 +131,7 @@ std::string TextSummary(const RunSummary& s, bool per_checker) {
         << checkers::ToString(verdict.validity) << " — " << verdict.summary
         << "\n";
   }
+  if (s.evidence) out << EvidenceLines(*s.evidence);
   for (const auto& verdict : s.verdicts) {
     if (verdict.validity == Validity::kValid || verdict.explanation.empty())
       continue;
@@ -217,7 +224,23 @@ std::optional<RunSummary> ParseResultsJson(const std::string& text) {
     s.interruption.during = str(i, "during");
     s.interruption.note = str(i, "note");
   }
+  if (j.contains("evidence") && j["evidence"].is_object()) {
+    s.evidence = EvidenceFromJson(j["evidence"].dump());
+  }
   return s;
+}
+
+std::string StatsRowSummary(const Evidence& e) {
+  auto counts = [](const PhaseCounts& c) {
+    return std::to_string(c.ok) + " ok, " + std::to_string(c.fail) + " fail, " +
+           std::to_string(c.info) + " info";
+  };
+  std::string out = counts(e.workload);
+  if (e.final_reads.total() > 0)
+    out += "; final reads " + counts(e.final_reads);
+  if (e.observer.total() > 0)
+    out += "; observer reads " + std::to_string(e.observer.total());
+  return out;
 }
 
 std::string SummaryTable(const RunSummary& s, const std::string& report_path) {
@@ -241,7 +264,9 @@ std::string SummaryTable(const RunSummary& s, const std::string& report_path) {
   out += pad("checker", name_w) + "  " + pad("verdict", 9) + "summary\n";
   out += rule + "\n";
   for (const auto& v : s.verdicts) {
-    std::string summary = v.summary;
+    std::string summary = v.checker == "stats" && s.evidence
+                              ? StatsRowSummary(*s.evidence)
+                              : v.summary;
     std::replace(summary.begin(), summary.end(), '\n', ' ');
     out += cut(pad(v.checker, name_w) + "  " +
                pad(std::string(checkers::ToString(v.validity)), 9) + summary) +

@@ -7,6 +7,8 @@
 //    "checkers": [{"checker","valid","summary","explanation","details"}],
 //    "phases": [{"name","seconds"}], "problems": [...], "aborted",
 //    "interrupted": null | {"signal","at","after_s","during","note"},
+//    "evidence": null | {...} (reports/evidence.h: did the faults bite, ok
+//    ops per phase, CAS share, weak and why),
 //    "config": "<resolved YAML>"}
 // `details` is each checker's own JSON object (stats: op counts, latency
 // quantiles, fault windows; linearizable: the violation).
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include "checkers/verdict.h"
+#include "reports/evidence.h"
 
 namespace faultline::reports {
 
@@ -57,6 +60,10 @@ struct RunSummary {
   // that never closed its ledger): the history is a prefix.
   bool aborted = false;
   Interruption interruption;  // meaningful when aborted
+  // Was the run able to find anything (ComputeEvidence of its history)?
+  // Absent for runs that never started and for results.json files written
+  // before it existed.
+  std::optional<Evidence> evidence;
 };
 
 // The overall verdict (compose of every checker).
@@ -88,13 +95,21 @@ std::optional<RunSummary> ParseResultsJson(const std::string& text);
 std::string InterruptionLine(const RunSummary& s);
 
 // Terminal summary: verdict line, one line per checker (unless
-// `per_checker` is false, e.g. when SummaryTable follows), explanation of
+// `per_checker` is false, e.g. when SummaryTable follows), the evidence
+// line (and "WEAK RUN: ..." when weak; EvidenceLines), explanation of
 // failures, problems.
 std::string TextSummary(const RunSummary& s, bool per_checker = true);
 
 // The end-of-run table for the terminal: one row per checker (verdict and
 // summary), the phases and the total time, then `report_path` when not
-// empty. Rows are cut to 100 columns.
+// empty. Rows are cut to 100 columns. With evidence, the "stats" row counts
+// the workload's operations as the run's "workload done:" line does, with
+// the final reads and observer reads apart and labelled (StatsRowSummary).
 std::string SummaryTable(const RunSummary& s, const std::string& report_path);
+
+// "8455 ok, 12 fail, 31 info; final reads 5 ok, 0 fail, 0 info; observer
+// reads 300": the workload's counts, then the final and observer reads when
+// there were any.
+std::string StatsRowSummary(const Evidence& e);
 
 }  // namespace faultline::reports

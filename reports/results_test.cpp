@@ -54,6 +54,7 @@ RunSummary FixedRun() {
                 faultline::checkers::StatsVerdict(read.history)};
   s.phases = {{"setup", 1.25}, {"workload", 60}, {"check", 0.5}};
   s.problems = {"final read of \"k1\" never succeeded"};
+  s.evidence = faultline::reports::ComputeEvidence(read.history);
   return s;
 }
 
@@ -192,4 +193,33 @@ TEST_CASE("results: the terminal says interrupted, with the signal") {
                   "workload") != std::string::npos);
   CHECK(SummaryTable(s, "").find("as expected, interrupted (SIGINT)\n") !=
         std::string::npos);
+}
+
+TEST_CASE("results: the evidence line, WEAK RUN, and the stats row's counts") {
+  RunSummary s = FixedRun();
+  std::string text = faultline::reports::TextSummary(s, false);
+  // The fixed history: one partition with a timeout and a failed read in it,
+  // 4 ok operations in all: too few.
+  CHECK(text.find("\nevidence: 1 fault, 1 bit (partition: 2 of 4 requests "
+                  "failed or timed out (50.0 % vs 0.0 % outside faults)); 4 "
+                  "ok ops\n") != std::string::npos);
+  CHECK(text.find("\nWEAK RUN: the workload barely ran: 4 ok operations "
+                  "(fewer than 100)") != std::string::npos);
+  nlohmann::json j = nlohmann::json::parse(ResultsJson(s));
+  CHECK(j["evidence"]["weak"] == true);
+  CHECK(j["evidence"]["faults"][0]["kind"] == "partition");
+  CHECK(j["evidence"]["faults"][0]["packets_dropped"].is_null());
+
+  // The stats row counts the workload, with final and observer reads apart.
+  s.evidence->final_reads.ok = 2;
+  s.evidence->observer.ok = 30;
+  std::string t = SummaryTable(s, "");
+  CHECK(t.find("\nstats         valid    4 ok, 1 fail, 1 info; final reads 2 "
+               "ok, 0 fail, 0 info; observer reads 30\n") != std::string::npos);
+
+  // A summary without evidence (an old results.json) has no evidence line.
+  s.evidence.reset();
+  CHECK(faultline::reports::TextSummary(s).find("evidence:") ==
+        std::string::npos);
+  CHECK(nlohmann::json::parse(ResultsJson(s))["evidence"].is_null());
 }
