@@ -68,12 +68,43 @@ EventType ToEventType(Outcome o) {
 }
 
 struct Counters {
+  // The workload's operations; the final ones are counted apart.
   std::atomic<std::int64_t> invocations{0}, ok{0}, fail{0}, info{0};
+  std::atomic<std::int64_t> final_invocations{0}, final_ok{0}, final_fail{0},
+      final_info{0};
   std::atomic<std::int64_t> first_invoke_ns{-1};
   std::atomic<std::int64_t> observations{0};
+  // Workload operations invoked and not yet completed; `idle` is notified
+  // when it drops to 0.
+  std::mutex flight_mu;
+  std::condition_variable idle;
+  std::int64_t in_flight = 0;
   std::mutex fault_mu;
   std::string current_fault;  // "" when none
+  Clock::time_point fault_since{};
 };
+
+// "partition n1|n2,n3", "pause n3": a started fault and what it acts on,
+// from the nemesis's start value (components, else nodes), else its
+// selector.
+std::string FaultLabel(const std::string& kind, const std::string& selector,
+                       const Value& started) {
+  auto names = [](const Value& list) {
+    std::string out;
+    if (!list.is_list()) return out;
+    for (const Value& n : list.as_list())
+      if (n.is_string()) out += (out.empty() ? "" : ",") + n.as_string();
+    return out;
+  };
+  std::string targets;
+  if (const Value* c = started.Find("components"); c && c->is_list()) {
+    for (const Value& comp : c->as_list())
+      targets += (targets.empty() ? "" : "|") + names(comp);
+  } else if (const Value* n = started.Find("nodes")) {
+    targets = names(*n);
+  }
+  return kind + " " + (targets.empty() ? selector : targets);
+}
 
 class Run {
  public:
@@ -113,7 +144,22 @@ class Run {
     }
     report.aborted = latch_.Aborted();
     if (report.aborted) NoticeAbort();
+    // Operations still outstanding at the time limit: the status says at
+    // once how many the run waits for, then every second until none is left.
+    {
+      std::unique_lock<std::mutex> lock(counters_.flight_mu);
+      waiting_ = counters_.in_flight > 0;
+    }
+    if (waiting_) Status(started);
     latch_.Stop();
+    while (waiting_) {
+      std::unique_lock<std::mutex> lock(counters_.flight_mu);
+      if (counters_.idle.wait_for(lock, std::chrono::seconds(1),
+                                  [this] { return counters_.in_flight == 0; }))
+        break;
+      lock.unlock();
+      Status(started);
+    }
     for (auto& t : workers) t.join();
     for (auto& t : observers) t.join();
     if (nemesis.joinable()) nemesis.join();
@@ -134,6 +180,10 @@ class Run {
     report.ok = counters_.ok;
     report.fail = counters_.fail;
     report.info = counters_.info;
+    report.final_invocations = counters_.final_invocations;
+    report.final_ok = counters_.final_ok;
+    report.final_fail = counters_.final_fail;
+    report.final_info = counters_.final_info;
     report.aborted = report.aborted || latch_.Aborted();
     if (counters_.first_invoke_ns >= 0) {
       report.first_invoke = c_.journal->start() +
@@ -157,10 +207,17 @@ class Run {
     return c_.workload->WrapClient(std::move(client.value()));
   }
 
-  // Records the invocation, performs it, records the completion.
+  // Records the invocation, performs it, records the completion. A final
+  // operation carries "phase": "final" and is counted apart.
   Outcome InvokeOne(Client* client, std::int64_t process, const Node& node,
                     const Operation& op,
-                    std::vector<std::pair<std::string, Value>> extra = {}) {
+                    std::vector<std::pair<std::string, Value>> extra = {},
+                    bool final_op = false) {
+    if (final_op) extra.emplace_back("phase", Value::String("final"));
+    if (!final_op) {
+      std::lock_guard<std::mutex> lock(counters_.flight_mu);
+      ++counters_.in_flight;
+    }
     Event inv;
     inv.process = process;
     inv.type = EventType::kInvoke;
@@ -172,7 +229,7 @@ class Run {
     Event written = c_.journal->Append(inv);
     std::int64_t expected = -1;
     counters_.first_invoke_ns.compare_exchange_strong(expected, *written.time);
-    ++counters_.invocations;
+    ++(final_op ? counters_.final_invocations : counters_.invocations);
 
     Completion done;
     if (client == nullptr) {
@@ -187,14 +244,18 @@ class Run {
     c_.journal->Append(comp);
     switch (done.type) {
       case Outcome::kOk:
-        ++counters_.ok;
+        ++(final_op ? counters_.final_ok : counters_.ok);
         break;
       case Outcome::kFail:
-        ++counters_.fail;
+        ++(final_op ? counters_.final_fail : counters_.fail);
         break;
       case Outcome::kInfo:
-        ++counters_.info;
+        ++(final_op ? counters_.final_info : counters_.info);
         break;
+    }
+    if (!final_op) {
+      std::lock_guard<std::mutex> lock(counters_.flight_mu);
+      if (--counters_.in_flight == 0) counters_.idle.notify_all();
     }
     return done.type;
   }
@@ -336,13 +397,14 @@ class Run {
         spdlog::info("fault: {} {}", start_f, started.value().ToJson());
         RecordNemesis(start_f, EventType::kInfo, started.value(), "");
         started_kinds.push_back(step.kind);
-        current +=
-            (current.empty() ? "" : " + ") + step.kind + " " + step.selector;
+        current += (current.empty() ? "" : " + ") +
+                   FaultLabel(step.kind, step.selector, started.value());
       }
       if (started_kinds.empty()) continue;
       {
         std::lock_guard<std::mutex> lock(counters_.fault_mu);
         counters_.current_fault = current;
+        counters_.fault_since = Clock::now();
       }
       latch_.WaitUntil(Clock::now() + secs(plan.duration_s));
       for (auto kind = started_kinds.rbegin(); kind != started_kinds.rend();
@@ -412,7 +474,8 @@ class Run {
         std::int64_t process = next_process_.fetch_add(1);
         const Node& node = NodeFor(attempt++);
         auto client = Open(node);
-        done = InvokeOne(client.get(), process, node, op) == Outcome::kOk;
+        done = InvokeOne(client.get(), process, node, op, {},
+                         /*final_op=*/true) == Outcome::kOk;
       }
       if (!done) {
         report.problems.push_back("final " + op.f + " of " + op.key.ToJson() +
@@ -428,24 +491,45 @@ class Run {
     if (c_.on_abort) c_.on_abort();
   }
 
+  // "  12s / 60s  ok 840  fail 3  info 1  fault: partition n1|n2,n3 since
+  // 3.2 s"; after the time limit "time limit reached, waiting for N
+  // outstanding operations" takes the place of the elapsed time.
   void Status(Clock::time_point started) {
     if (!c_.on_status) return;
-    std::string fault;
+    const auto now = Clock::now();
+    std::string fault = "none";
     {
       std::lock_guard<std::mutex> lock(counters_.fault_mu);
-      fault =
-          counters_.current_fault.empty() ? "none" : counters_.current_fault;
+      if (!counters_.current_fault.empty()) {
+        char since[48];
+        snprintf(
+            since, sizeof since, " since %.1f s",
+            std::chrono::duration<double>(now - counters_.fault_since).count());
+        fault = counters_.current_fault + since;
+      }
     }
-    double elapsed =
-        std::chrono::duration<double>(Clock::now() - started).count();
-    char line[256];
-    snprintf(line, sizeof line,
-             "%5.0fs / %.0fs  ok %lld  fail %lld  info %lld  fault: %s",
-             elapsed, c_.spec->time_limit_s,
+    std::string head;
+    char buf[160];
+    if (waiting_) {
+      std::int64_t n;
+      {
+        std::lock_guard<std::mutex> lock(counters_.flight_mu);
+        n = counters_.in_flight;
+      }
+      snprintf(buf, sizeof buf,
+               "time limit reached, waiting for %lld outstanding operation%s",
+               static_cast<long long>(n), n == 1 ? "" : "s");
+    } else {
+      snprintf(buf, sizeof buf, "%5.0fs / %.0fs",
+               std::chrono::duration<double>(now - started).count(),
+               c_.spec->time_limit_s);
+    }
+    head = buf;
+    snprintf(buf, sizeof buf, "  ok %lld  fail %lld  info %lld  fault: ",
              static_cast<long long>(counters_.ok.load()),
              static_cast<long long>(counters_.fail.load()),
-             static_cast<long long>(counters_.info.load()), fault.c_str());
-    c_.on_status(line);
+             static_cast<long long>(counters_.info.load()));
+    c_.on_status(head + buf + fault);
   }
 
   const InterpreterConfig& c_;
@@ -453,6 +537,7 @@ class Run {
   Counters counters_;
   std::atomic<std::int64_t> next_process_{0};
   bool abort_noticed_ = false;  // main thread only
+  bool waiting_ = false;        // main thread only: past the time limit
 };
 
 }  // namespace

@@ -49,7 +49,14 @@ struct InterpreterConfig {
   // (before the workload stops and faults heal, or during the final
   // operations when the flag was set then); may be empty.
   std::function<void()> on_abort;
-  // Called about once a second with a one-line status (for the terminal).
+  // Called about once a second, on the interpreter's main thread, with a
+  // one-line status (for the terminal): elapsed time, the workload's ok /
+  // fail / info counts, the faults in force with their targets and since
+  // when ("fault: partition n1|n2,n3 since 3.2 s"). At the time limit, when
+  // workload operations are still outstanding, it is called at once and
+  // then every second until none is left with "time limit reached, waiting
+  // for N outstanding operations" in place of the elapsed time. May be
+  // empty.
   std::function<void(const std::string&)> on_status;
 };
 
@@ -62,8 +69,15 @@ inline std::int64_t ObserverProcess(int node_index) {
 struct InterpreterReport {
   std::chrono::steady_clock::time_point first_invoke{};
   std::int64_t observations = 0;  // observe operations (not in the counts)
+  // The workload's operations (final operations not included): the same
+  // counts as the history's events without "phase": "final" and f other
+  // than "observe" (reports/evidence.h, "ops.workload").
   std::int64_t invocations = 0;
   std::int64_t ok = 0, fail = 0, info = 0;
+  // The final operations (after the heal), each invoke and completion of
+  // which carries "phase": "final" in the history.
+  std::int64_t final_invocations = 0;
+  std::int64_t final_ok = 0, final_fail = 0, final_info = 0;
   int faults_started = 0;
   int faults_healed = 0;
   std::vector<std::string> problems;  // nemesis errors, final reads not ok

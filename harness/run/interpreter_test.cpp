@@ -172,6 +172,7 @@ class InterpreterRun {
     c.abort = abort;
     c.on_abort = on_abort;
     c.interrupted_final_s = interrupted_final_s;
+    c.on_status = on_status;
     InterpreterReport report = RunInterpreter(c);
     history = (*journal)->Snapshot();
     journal->reset();  // closes the file
@@ -208,6 +209,7 @@ class InterpreterRun {
   const std::atomic<bool>* abort = nullptr;
   std::function<void()> on_abort;
   std::chrono::duration<double> interrupted_final_s{10.0};
+  std::function<void(const std::string&)> on_status;
   faultline::checkers::History history;
 };
 
@@ -717,4 +719,115 @@ TEST_CASE_METHOD(InterpreterRun,
     CHECK(ms >= 199.0);  // the four 50 ms steps
     CHECK(ms < 240.0);   // and no pacing wait among them
   }
+}
+
+namespace {
+
+// Writes take `write_ms` each (a node that stopped answering); reads are
+// quick.
+class SlowWriteClient : public Client {
+ public:
+  explicit SlowWriteClient(int write_ms) : write_ms_(write_ms) {}
+  Completion Invoke(const Operation& op) noexcept override {
+    if (op.f == "write")
+      std::this_thread::sleep_for(std::chrono::milliseconds(write_ms_));
+    return {Outcome::kOk, op.f == "read" ? Value() : op.value, ""};
+  }
+
+ private:
+  int write_ms_;
+};
+
+class SlowWriteTarget : public FakeTarget {
+ public:
+  Result<std::unique_ptr<Client>> OpenClient(const Node&,
+                                             const std::string&) override {
+    return std::unique_ptr<Client>(std::make_unique<SlowWriteClient>(1500));
+  }
+};
+
+// Starts every fault on node n2 and says so, as the real nemesis does.
+class NodesNemesis : public FakeNemesis {
+ public:
+  Result<Value> Start(const FaultStep& s) override {
+    ++starts;
+    return Value::MakeObject(
+        {{"kind", Value::String(s.kind)},
+         {"nodes", Value::MakeList({Value::String("n2")})}});
+  }
+};
+
+// The status lines a run printed, from any thread.
+struct StatusLog {
+  std::mutex mu;
+  std::vector<std::string> lines;
+  std::function<void(const std::string&)> Sink() {
+    return [this](const std::string& line) {
+      std::lock_guard<std::mutex> lock(mu);
+      lines.push_back(line);
+    };
+  }
+};
+
+}  // namespace
+
+TEST_CASE_METHOD(InterpreterRun,
+                 "interpreter: past the time limit the status says how many "
+                 "operations it waits for") {
+  SlowWriteTarget slow;
+  target = &slow;
+  Workers(0.4, 2, 0);  // both workers are in a 1.5 s write at 0.4 s
+  StatusLog status;
+  on_status = status.Sink();
+  InterpreterReport report = Run();
+  REQUIRE_FALSE(status.lines.empty());
+  const std::string want =
+      "time limit reached, waiting for 2 outstanding operations";
+  CHECK(status.lines.front().rfind(want, 0) == 0);
+  // Once they completed nothing more is printed: at most the first line and
+  // one a second later (1.5 s - 0.4 s).
+  CHECK(status.lines.size() <= 2);
+  CHECK(report.invocations == 2);
+  CHECK(report.ok == 2);
+  CHECK(report.final_invocations == 2);  // one read per key, counted apart
+  CHECK(report.final_ok == 2);
+}
+
+TEST_CASE_METHOD(InterpreterRun,
+                 "interpreter: the status names the fault in force, its "
+                 "targets and since when; counts match the history") {
+  Workers(1.6, 1, 100);
+  spec.nemesis.interval_s = 0.1;
+  NodesNemesis faults;
+  nemesis = &faults;
+  next_fault = [] { return FaultPlan{{FaultStep{"pause", "one", 1}}, 60}; };
+  StatusLog status;
+  on_status = status.Sink();
+  InterpreterReport report = Run();
+  REQUIRE_FALSE(status.lines.empty());
+  const std::string& line = status.lines.front();  // at about 1 s
+  INFO(line);
+  CHECK(line.find("fault: pause n2 since 0.") != std::string::npos);
+  // The report's counts are the history's, final reads ("phase": "final")
+  // and the rest apart.
+  std::int64_t ok = 0, fail = 0, info = 0, final_ops = 0, final_marked = 0;
+  for (const auto& e : history) {
+    if (e.is_nemesis() || e.is_invoke()) continue;
+    const Value* phase = e.FindExtra("phase");
+    if (phase != nullptr) {
+      ++final_ops;
+      final_marked += phase->as_string() == "final" ? 1 : 0;
+      continue;
+    }
+    ok += e.type == EventType::kOk ? 1 : 0;
+    fail += e.type == EventType::kFail ? 1 : 0;
+    info += e.type == EventType::kInfo ? 1 : 0;
+  }
+  CHECK(ok == report.ok);
+  CHECK(fail == report.fail);
+  CHECK(info == report.info);
+  CHECK(ok + fail + info == report.invocations);
+  CHECK(final_ops == report.final_invocations);
+  CHECK(final_marked == final_ops);
+  CHECK(final_ops >= 2);
 }
