@@ -90,8 +90,21 @@ TEST_CASE("store index: names from files and directories are escaped") {
   r.name = "</script><script>alert(1)</script>";
   r.verdict = "valid\"><b>";
   r.summary = "<i>x</i>";
+  r.target = "\"><svg onload=alert(2)>";
+  r.target_version = "<u>v</u>";
+  r.faultline_version = "<b>1</b>";
+  r.fault_kinds = "<kill> ×1";
   std::string html = StoreIndexHtml({r});
-  CHECK(html.find("<script") == std::string::npos);
+  // The page's own script is the only one.
+  auto first = html.find("<script");
+  REQUIRE(first != std::string::npos);
+  CHECK(html.find("<script", first + 1) == std::string::npos);
+  CHECK(html.find("<script>alert") == std::string::npos);
+  CHECK(html.find("<svg") == std::string::npos);
+  CHECK(html.find("<u>") == std::string::npos);
+  CHECK(html.find("<b>") == std::string::npos);
+  CHECK(html.find("<kill>") == std::string::npos);
+  CHECK(html.find("data-target=\"&quot;&gt;&lt;svg") != std::string::npos);
   CHECK(html.find("<img") == std::string::npos);
   CHECK(html.find("<i>") == std::string::npos);
   CHECK(html.find("&lt;/script&gt;&lt;script&gt;alert(1)") !=
@@ -104,4 +117,43 @@ TEST_CASE("store index: an empty or missing store") {
   CHECK(ScanStore("/nonexistent/faultline/store").empty());
   std::string html = StoreIndexHtml({});
   CHECK(html.find("No runs yet.") != std::string::npos);
+}
+
+TEST_CASE("store index: seed, target, versions, operations and faults") {
+  TempStore store;
+  store.Write("reg/20261201T100000.000Z/results.json",
+              R"({"name":"reg","valid":"valid","seed":42,
+                  "target":{"name":"etcd","version":"etcd 3.4.23"},
+                  "faultline":{"version":"0.2.0","commit":"abc"},
+                  "checkers":[{"checker":"stats","valid":"valid",
+                    "summary":"s","details":{
+                      "ops":{"ok":8455,"fail":700,"info":2063},
+                      "faults":[{"f":"partition"},{"f":"kill"},
+                                {"f":"partition"}]}}]})");
+  store.Write("reg/20261201T110000.000Z/results.json",
+              R"({"name":"reg","valid":"unknown","seed":"x",
+                  "checkers":[{"checker":"stats","valid":"unknown",
+                    "summary":"s","details":{"ops":[]}}]})");
+  auto runs = ScanStore(store.path);
+  REQUIRE(runs.size() == 2);
+  const auto& bad = runs[0];  // malformed fields stay unknown
+  CHECK_FALSE(bad.seed.has_value());
+  CHECK(bad.ops_total == -1);
+  CHECK(bad.faults == -1);
+  CHECK(bad.summary == "stats: s");
+  const auto& r = runs[1];
+  CHECK(r.seed == std::optional<std::uint64_t>(42));
+  CHECK(r.target == "etcd");
+  CHECK(r.target_version == "etcd 3.4.23");
+  CHECK(r.faultline_version == "0.2.0");
+  CHECK(r.ops_ok == 8455);
+  CHECK(r.ops_total == 11218);
+  CHECK(r.faults == 3);
+  CHECK(r.fault_kinds == "partition ×2, kill ×1");
+  std::string html = StoreIndexHtml(runs);
+  CHECK(html.find("8,455 ok of 11,218") != std::string::npos);
+  CHECK(html.find("data-v=\"11218\"") != std::string::npos);
+  CHECK(html.find("title=\"partition ×2, kill ×1\"") != std::string::npos);
+  CHECK(html.find("<option>etcd</option>") != std::string::npos);
+  CHECK(html.find("data-verdict=\"unknown\"") != std::string::npos);
 }
