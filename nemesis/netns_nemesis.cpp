@@ -507,6 +507,10 @@ Result<Value> NetnsNemesis::StopLocked() {
     const harness::Node& node = nodes[static_cast<std::size_t>(a.nodes[k])];
     Status s = harness::Ok();
     if (a.kind == "partition") {
+      // What its rules stopped, read before they go (Stop's "dropped").
+      if (auto d = ReadChainDropped(node, kPartitionChain); d.ok())
+        details_.emplace_back(node.name,
+                              Value::Int(static_cast<std::int64_t>(*d)));
       s = RemoveChain(node, kPartitionChain);
       if (s.ok()) ledger_.MarkHealed(a.seqs[k]);
     } else if (a.kind == "delay") {
@@ -558,9 +562,11 @@ Result<Value> NetnsNemesis::StopLocked() {
                                        : "restarted";
   Value::Object out = {{"kind", Value::String(kind)},
                        {verb, Names(nodes, done)}};
-  // loss: packets dropped per node; clock: fake - real per node after heal.
+  // loss, partition: packets dropped per node; clock: fake - real per node
+  // after heal.
   if (!details.empty())
-    out.emplace_back(kind == "loss" ? "dropped" : "offset_ms",
+    out.emplace_back(kind == "loss" || kind == "partition" ? "dropped"
+                                                           : "offset_ms",
                      Value::MakeObject(std::move(details)));
   if (kind ==
       "strobe") {  // the flips the strobe made (nemesis/clock/clock.cpp)

@@ -277,6 +277,18 @@ TEST_CASE("partitions cut node traffic both ways, never the controller",
       CHECK(harness::TcpReachableFrom("", n.ip, kPort, milliseconds(1500)));
     auto healed = nem.Stop();
     REQUIRE(healed.ok());
+    // The cut connection attempts above were counted by the rules, per
+    // node that dropped anything, just before they were removed.
+    const checkers::Value* dropped = healed->Find("dropped");
+    REQUIRE(dropped);
+    REQUIRE(dropped->is_object());
+    std::int64_t sum = 0;
+    for (const auto& [node, n] : dropped->as_object()) {
+      INFO(node);
+      CHECK(n.as_int() >= 0);
+      sum += n.as_int();
+    }
+    CHECK(sum > 0);
     for (const auto& [pair, ok] : Matrix(c, kPort)) CHECK(ok);
   }
   // The ledger shows every iptables entry healed.

@@ -15,6 +15,8 @@
 // one node and chain must not run concurrently.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +54,17 @@ ChainPresence ChainState(const std::string& iptables_s,
 // Applies ChainBatch(chain, rules) in the node.
 harness::Status ApplyChain(const harness::Node& node, const std::string& chain,
                            const std::vector<std::string>& rules);
+// The packets `chain`'s DROP and REJECT rules stopped, summed, from the
+// output of `iptables -L <chain> -v -x -n` (rule lines start with the packet
+// and byte counters, then the target); nullopt when the listing is not the
+// chain's (no "Chain <chain>" header).
+std::optional<std::uint64_t> ChainDropped(const std::string& iptables_list,
+                                          const std::string& chain);
+// Lists `chain` in the node with its counters and returns ChainDropped of
+// it; fails when iptables fails or the chain is not there. Read just before
+// a fault removes its chain, so the fault can say how much it stopped.
+harness::Result<std::uint64_t> ReadChainDropped(const harness::Node& node,
+                                                const std::string& chain);
 // Removes every rule that jumps to `chain` (harness::TagHealCommands), then
 // the chain; succeeds when a new listing shows neither (also when they were
 // already gone).

@@ -54,3 +54,27 @@ TEST_CASE("ChainState counts jumps and rules of one chain only",
   CHECK_FALSE(prefix.exists);
   CHECK(prefix.jumps == 0);
 }
+
+TEST_CASE("ChainDropped sums the DROP and REJECT counters of its chain",
+          "[iptables-chain]") {
+  using faultline::nemesis::ChainDropped;
+  const std::string listing =
+      "Chain faultline-part (1 references)\n"
+      "    pkts      bytes target     prot opt in     out     source          "
+      "     destination\n"
+      "      12     1008 RETURN     tcp  --  *      *       10.0.0.2        "
+      "     0.0.0.0/0            tcp flags:0x04/0x04\n"
+      "       3      180 REJECT     tcp  --  *      *       10.0.0.2        "
+      "     0.0.0.0/0            reject-with tcp-reset\n"
+      "      40     2400 DROP       all  --  *      *       10.0.0.2        "
+      "     0.0.0.0/0\n"
+      "       0        0 DROP       all  --  *      *       10.0.0.3        "
+      "     0.0.0.0/0\n";
+  CHECK(ChainDropped(listing, "faultline-part") == 43u);  // RETURN passes
+  CHECK(ChainDropped("Chain faultline-part (1 references)\n    pkts      "
+                     "bytes target     prot opt in     out     source\n",
+                     "faultline-part") == 0u);
+  CHECK_FALSE(ChainDropped(listing, "faultline-delay"));
+  CHECK_FALSE(ChainDropped("iptables: No chain/target/match by that name.\n",
+                           "faultline-part"));
+}
