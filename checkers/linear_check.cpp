@@ -215,6 +215,33 @@ Verdict CheckLinearizable(const History& history,
     return v;
   }
 
+  // Nothing was observed: every client operation failed, timed out or
+  // never completed. No history of such operations can be refuted, so
+  // "valid" would claim a check that never happened.
+  bool any_ok = std::any_of(history.begin(), history.end(), [](const Event& e) {
+    return !e.is_nemesis() && e.type == EventType::kOk;
+  });
+  if (!any_ok) {
+    v.summary = "no client operation completed ok (" +
+                std::to_string(total_ops + built.failed_ops) +
+                " failed, timed out or never completed), so nothing was "
+                "observed to check";
+    v.explanation = v.summary +
+                    "\nA history in which nothing succeeded is unknown, "
+                    "never valid: look at the run's errors (is the "
+                    "cluster reachable from the clients?).\n";
+    v.details_json = "{\"model\":";
+    AppendJsonString(v.details_json, options.model);
+    v.details_json +=
+        ",\"keys\":" + std::to_string(parts.size()) +
+        ",\"ops\":" + std::to_string(total_ops) +
+        ",\"failed_ops_ignored\":" + std::to_string(built.failed_ops) +
+        ",\"reason\":";
+    AppendJsonString(v.details_json, v.summary);
+    v.details_json += "}";
+    return v;
+  }
+
   linear::Budget budget;
   budget.limit = options.memory_limit_bytes;
   // The earliest violation found so far (its blocker's return position):

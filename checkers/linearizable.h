@@ -64,8 +64,10 @@ struct LinearizableOptions {
 };
 
 // Checks `history` (well-formed per CheckWellFormed; a malformed history, an
-// unknown model, or a history without a single client operation (empty,
-// nemesis events only) gives `unknown` with the reason in the summary).
+// unknown model, a history without a single client operation (empty,
+// nemesis events only) or without a single ok completion (every operation
+// failed, timed out or never completed) gives `unknown` with the reason in
+// the summary).
 //
 // Verdict fields (wording and fields in docs/checker.md): summary is one
 // line naming the key and the kind of the violation ("key "k1": stale read:

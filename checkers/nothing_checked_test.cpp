@@ -91,5 +91,30 @@ TEST_CASE("a Porcupine log of nemesis events only is unknown",
         "checked");
 }
 
+TEST_CASE("a history in which no operation completed ok is unknown",
+          "[linearizable][nothing-checked]") {
+  // An info write, a failed read and a read that never completed: nothing
+  // was observed.
+  const std::string text =
+      R"({"index":0,"time":1000,"process":0,"type":"invoke","f":"write","key":"k","value":1}
+{"index":1,"time":2000,"process":0,"type":"info","f":"write","key":"k","value":1,"error":"timeout"}
+{"index":2,"time":3000,"process":1,"type":"invoke","f":"read","key":"k","value":null}
+{"index":3,"time":4000,"process":1,"type":"fail","f":"read","key":"k","value":null}
+{"index":4,"time":5000,"process":2,"type":"invoke","f":"read","key":"k","value":null}
+)";
+  Verdict v = ReadAndCheck(text, HistoryFormat::kJsonl);
+  CHECK(v.validity == Validity::kUnknown);
+  CHECK(v.summary.find("no client operation completed ok") !=
+        std::string::npos);
+  CHECK(ExitCode(v.validity) == 2);
+  // One ok read makes it a check again.
+  Verdict one_ok = ReadAndCheck(
+      text +
+          R"({"index":5,"time":6000,"process":2,"type":"ok","f":"read","key":"k","value":null}
+)",
+      HistoryFormat::kJsonl);
+  CHECK(one_ok.validity == Validity::kValid);
+}
+
 }  // namespace
 }  // namespace faultline::checkers
