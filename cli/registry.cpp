@@ -6,6 +6,9 @@
 #include <filesystem>
 #include <system_error>
 
+#include "checkers/leader_per_term.h"
+#include "checkers/linearizable.h"
+#include "checkers/mutex_fencing.h"
 #include "harness/clock/clock.h"
 #include "harness/cluster/netns.h"
 #include "harness/process/find_program.h"
@@ -192,6 +195,62 @@ std::string InstallHint(const harness::TestSpec& spec) {
            "build/faultline), or set target.binary";
   }
   return "run scripts/install-deps.sh (Debian package etcd-server)";
+}
+
+namespace {
+
+const char kMutexFencingLine[] =
+    "lock histories: no overlapping holds, fencing tokens unique and "
+    "increasing, no stale write accepted by a fenced resource, no corrupted "
+    "unfenced one (docs/history-locks.md)";
+const char kLeaderPerTermLine[] =
+    "leader observations: at most one leader per term; says how long two "
+    "nodes both believed they led";
+
+}  // namespace
+
+std::vector<Described> CheckerDescriptions() {
+  return {
+      {"linearizable",
+       "every operation appears to take effect at one instant inside its "
+       "interval (Wing & Gong search per key, bounded: unknown when out of "
+       "time or memory)"},
+      {"stats",
+       "ok/fail/info counts and latency quantiles per operation; unknown "
+       "when nothing succeeded"},
+      {checkers::kMutexFencingChecker, kMutexFencingLine},
+      {checkers::kLeaderPerTermChecker, kLeaderPerTermLine},
+  };
+}
+
+std::vector<Described> CheckModelDescriptions() {
+  static const std::vector<Described> kModels = {
+      {"register",
+       "one value per key, initially null: read and write (linearizable)"},
+      {"cas-register",
+       "one value per key, initially null: read, write and cas [old new], "
+       "which sets new only when the value is old (linearizable)"},
+      {"kv",
+       "one string per key, a missing key reads \"\": get, put and append "
+       "(linearizable)"},
+      {"mutex",
+       "one lock per key, initially free: acquire succeeds only when free, "
+       "release only when held (linearizable)"},
+  };
+  std::vector<Described> out;
+  for (const std::string& name : checkers::LinearizableModelNames()) {
+    auto it =
+        std::find_if(kModels.begin(), kModels.end(),
+                     [&name](const Described& d) { return d.name == name; });
+    out.push_back({name, it != kModels.end()
+                             ? it->description
+                             : std::string("(no description)")});
+  }
+  out.push_back({checkers::kMutexFencingChecker,
+                 std::string("the checker: ") + kMutexFencingLine});
+  out.push_back({checkers::kLeaderPerTermChecker,
+                 std::string("the checker: ") + kLeaderPerTermLine});
+  return out;
 }
 
 }  // namespace faultline::cli

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "harness/cluster/cluster.h"
 #include "harness/config/spec.h"
@@ -40,5 +41,22 @@ std::string FindTargetBinary(const harness::TestSpec& spec);
 // How to get the target's binary when FindTargetBinary finds none, e.g.
 // "run scripts/install-deps.sh (Debian package etcd-server)".
 std::string InstallHint(const harness::TestSpec& spec);
+
+// A name faultline knows with its description in one line (no newline),
+// for `faultline list` and its --json.
+struct Described {
+  std::string name;
+  std::string description;
+};
+
+// The checkers a run applies, by the name results.json gives them:
+// linearizable, stats, mutex-fencing, leader-per-term.
+std::vector<Described> CheckerDescriptions();
+
+// What `faultline check --model` accepts, in this order: every
+// linearizability model of checkers::LinearizableModelNames() (one without
+// a description here gets "(no description)", which cli_test catches), then
+// the checkers mutex-fencing and leader-per-term.
+std::vector<Described> CheckModelDescriptions();
 
 }  // namespace faultline::cli

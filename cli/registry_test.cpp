@@ -1,0 +1,31 @@
+// `faultline list` describes every model and checker in one line each.
+#include "cli/registry.h"
+
+#include <catch2/catch.hpp>
+
+#include "checkers/linearizable.h"
+
+namespace faultline::cli {
+namespace {
+
+TEST_CASE("every model and checker has a one-line description", "[registry]") {
+  std::vector<Described> models = CheckModelDescriptions();
+  std::vector<std::string> lin = checkers::LinearizableModelNames();
+  REQUIRE(models.size() == lin.size() + 2);
+  for (std::size_t i = 0; i < lin.size(); ++i) CHECK(models[i].name == lin[i]);
+  CHECK(models[lin.size()].name == "mutex-fencing");
+  CHECK(models[lin.size() + 1].name == "leader-per-term");
+  std::vector<Described> checkers_ = CheckerDescriptions();
+  CHECK(checkers_.size() == 4);
+  std::vector<Described> all = models;
+  all.insert(all.end(), checkers_.begin(), checkers_.end());
+  for (const Described& d : all) {
+    INFO(d.name);
+    CHECK_FALSE(d.description.empty());
+    CHECK(d.description != "(no description)");
+    CHECK(d.description.find('\n') == std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace faultline::cli
