@@ -1,4 +1,8 @@
 // faultline check --model M FILE: checks a history file from anywhere.
+// Without --format the reader is chosen from the file's extension or first
+// line (cli/history_format.h); an explicit --format always wins. When the
+// reader fails, the error (file:line:column, exit 254) says which other
+// --format reads the file, if one does.
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -11,6 +15,9 @@
 #include "checkers/linearizable.h"
 #include "checkers/mutex_fencing.h"
 #include "cli/commands.h"
+#include "cli/history_format.h"
+#include "cli/output.h"
+#include "cli/registry.h"
 #include "harness/interfaces/workload.h"
 #include "harness/run/store.h"
 
@@ -20,7 +27,7 @@ namespace {
 struct CheckCliOptions {
   std::string model;
   std::string file;
-  std::string format = "jsonl";
+  std::string format;  // "" = detect
   int threads = 0;
   double time_limit = 0;
   double memory_limit_mb = 0;
@@ -57,11 +64,18 @@ int DoCheck(const CheckCliOptions& o) {
     std::fprintf(stderr, "faultline check: %s\n", text.error().c_str());
     return kExitUsage;
   }
-  checkers::HistoryFormat format = checkers::HistoryFormat::kJsonl;
-  if (o.format == "edn") format = checkers::HistoryFormat::kJepsenEdn;
-  if (o.format == "porcupine") format = checkers::HistoryFormat::kPorcupine;
-  auto read = checkers::ParseHistory(*text, format);
-  *text = std::string();  // the history holds what it needs; free the text
+  FormatChoice choice;
+  if (auto named = FormatFromName(o.format)) {
+    choice = {*named, "--format"};
+  } else {
+    choice = DetectHistoryFormat(o.file, *text);
+  }
+  const std::string format_name(FormatName(choice.format));
+  if (CurrentConsole().verbosity > 0) {
+    std::fprintf(stderr, "faultline check: reading %s as %s (from %s)\n",
+                 o.file.c_str(), format_name.c_str(), choice.reason.c_str());
+  }
+  auto read = checkers::ParseHistory(*text, choice.format);
   for (const auto& w : read.warnings) {
     std::fprintf(stderr, "%s: warning: %s\n", o.file.c_str(), w.c_str());
   }
@@ -70,8 +84,23 @@ int DoCheck(const CheckCliOptions& o) {
                  static_cast<long long>(read.error.line),
                  static_cast<long long>(read.error.column),
                  read.error.message.c_str());
+    std::fprintf(stderr, "  note: read as %s (from %s)\n", format_name.c_str(),
+                 choice.reason.c_str());
+    if (auto other = SuggestFormat(*text, choice.format)) {
+      std::string name(FormatName(*other));
+      std::fprintf(stderr,
+                   "  hint: the file reads as %s: try --format %s, e.g.\n"
+                   "    faultline check --model %s --format %s %s\n",
+                   name.c_str(), name.c_str(), o.model.c_str(), name.c_str(),
+                   o.file.c_str());
+    } else {
+      std::fprintf(stderr,
+                   "  hint: no reader (jsonl, edn, porcupine) reads this file; "
+                   "docs/history-formats.md says what each accepts\n");
+    }
     return kExitUsage;
   }
+  *text = std::string();  // the history holds what it needs; free the text
   if (auto bad = checkers::CheckWellFormed(read.history, o.model)) {
     std::fprintf(stderr, "%s:%lld: error: %s\n", o.file.c_str(),
                  static_cast<long long>(bad->line), bad->message.c_str());
@@ -110,9 +139,8 @@ int DoCheck(const CheckCliOptions& o) {
 // Linearizability models, plus the lock and leader checkers
 // (docs/history-locks.md), which take the same place on the command line.
 std::vector<std::string> CheckModelNames() {
-  std::vector<std::string> names = checkers::LinearizableModelNames();
-  names.push_back(checkers::kMutexFencingChecker);
-  names.push_back(checkers::kLeaderPerTermChecker);
+  std::vector<std::string> names;
+  for (const Described& d : CheckModelDescriptions()) names.push_back(d.name);
   return names;
 }
 
@@ -130,7 +158,8 @@ void AddCheckCommand(CLI::App& root, int& exit_code) {
   cmd->add_option("history", o->file, "History file")->required();
   cmd->add_option("--format", o->format,
                   "Input format: jsonl (faultline), edn (Jepsen history.edn), "
-                  "porcupine (Porcupine's test logs)")
+                  "porcupine (Porcupine's test logs); default: from the "
+                  "extension (.jsonl .json .edn .log) or the first line")
       ->check(CLI::IsMember({"jsonl", "edn", "porcupine"}));
   cmd->add_option("--threads", o->threads,
                   "Keys checked in parallel (default: all cores)");
@@ -143,15 +172,20 @@ void AddCheckCommand(CLI::App& root, int& exit_code) {
   cmd->add_flag("--witness", o->witness,
                 "On valid, print a linearization order per key");
   cmd->footer(
-      "The history format is docs/history-format.md (JSON Lines). Malformed "
-      "input is\nreported with its line and column and exits 254.\n\n"
+      "faultline's history format is docs/history-format.md (JSON Lines). "
+      "Without --format\nthe reader is chosen from the extension (.jsonl/.json "
+      "jsonl, .edn edn, .log porcupine)\nor, for others such as .txt, from the "
+      "first line (docs/history-formats.md).\nMalformed input is reported with "
+      "its line and column and exits 254; the\nmessage names the --format that "
+      "reads the file when another one does.\n\n"
       "Exit code: 0 valid, 1 invalid, 2 unknown (nothing checked, e.g. no "
       "client\noperation in the file, or a time or memory bound hit), 254 "
       "bad input.\n\nExamples:\n"
       "  faultline check --model cas-register store/etcd-register/latest/"
       "history.jsonl\n"
       "  faultline check -m kv --time-limit 30 --json history.jsonl\n"
-      "  faultline check -m register --format edn history.edn\n"
+      "  faultline check -m register history.edn\n"
+      "  faultline check -m register --format porcupine etcd_000.log\n"
       "  faultline check -m mutex-fencing store/redis-lock/latest/"
       "history.jsonl");
   cmd->callback([o, &exit_code] { exit_code = DoCheck(*o); });
