@@ -14,6 +14,8 @@
 #     and during a pause: `faultline heal RUN` (replaying the ledger over
 #     SSH) leaves no iptables rule on any node, no stopped process, no
 #     raftkv or faultline-netdelay process and no node work dir;
+#  a2. a run whose SSH key no node accepts is refused: exit 254, no run
+#     directory kept, `latest` unchanged;
 #  d. etcd (the host's, which the nodes see) over SSH, 8 s with a partition
 #     and a kill: valid, its log fetched, nothing left on the nodes.
 # Needs root, openssh-server, sudo, libfaketime, python3, and raftkv and
@@ -178,6 +180,26 @@ grep -q '"remote":{' "$run/ledger.jsonl" || fail "no ledger entry carries a remo
 assert_nodes_clean "$run"
 [ -s "$run/nodes/n1/raftkv.log" ] || fail "n1's raftkv.log was not downloaded"
 echo "PASS a: root over SSH, faults: $seen"
+
+# ---- a2: SSH authentication fails: refused, exit 254, nothing kept ----------
+# Same test name as run a, with a key no node accepts: the run is refused
+# before its cluster exists, keeps no run directory and leaves `latest`
+# pointing at run a.
+ssh-keygen -q -t ed25519 -N '' -f "$WORK/wrong_key"
+sed -e "s|^  key: .*|  key: $WORK/wrong_key|" "$WORK/ssh-root.yaml" >"$WORK/ssh-wrongkey.yaml"
+latest_before=$(readlink -f "$STORE/ssh-root/latest")
+runs_before=$(ls "$STORE/ssh-root" | wc -l)
+set +e
+"$FAULTLINE_BIN" run "$WORK/ssh-wrongkey.yaml" --store "$STORE" --index-dir "$INDEX" >"$WORK/out-wrongkey.txt" 2>&1
+rc=$?
+set -e
+[ "$rc" -eq 254 ] || { cat "$WORK/out-wrongkey.txt"; fail "a run whose SSH authentication fails exited $rc, expected 254"; }
+grep -q "refused" "$WORK/out-wrongkey.txt" || { cat "$WORK/out-wrongkey.txt"; fail "the refusal does not say refused"; }
+grep -q "no run directory was kept" "$WORK/out-wrongkey.txt" || { cat "$WORK/out-wrongkey.txt"; fail "the refusal does not say nothing was kept"; }
+[ "$(readlink -f "$STORE/ssh-root/latest")" = "$latest_before" ] || fail "a refused run moved latest"
+[ "$(ls "$STORE/ssh-root" | wc -l)" -eq "$runs_before" ] || fail "a refused run kept a run directory"
+assert_nodes_clean "$STORE/ssh-root/latest"
+echo "PASS a2: SSH authentication failed: exit 254, nothing kept ($(grep refused "$WORK/out-wrongkey.txt" | head -1 | cut -c1-160))"
 
 # ---- b: a non-root user with sudo ---------------------------------------------
 useradd -M -s /bin/sh -d /nonexistent "$TUSER"
