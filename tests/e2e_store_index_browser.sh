@@ -9,8 +9,7 @@
 # scripts/install-deps.sh) and python3; not root.
 source "$(dirname "$0")/lib.sh"
 require_tool python3
-CHROMIUM="$(command -v chromium || command -v chromium-browser || true)"
-[ -n "$CHROMIUM" ] || fail "this test needs chromium (apt-get install -y chromium, or scripts/install-deps.sh)"
+source "$(dirname "$0")/lib_browser.sh"
 setup_workdir
 
 # run TEST RUN VERDICT TARGET SEED OK TOTAL_FAIL FAULTS
@@ -37,14 +36,8 @@ run '<img src=x onerror=alert(1)>' 20261201T130000.000Z invalid etcd 14 300 0 0
 "$FAULTLINE_BIN" report --index "$STORE" >"$WORK/index.txt" 2>&1 || { cat "$WORK/index.txt"; fail "report --index failed"; }
 [ -s "$STORE/index.html" ] || fail "no store index written"
 
-chrome() {
-  local profile
-  profile="$(mktemp -d "$WORK/profile.XXXXXX")"
-  timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run \
-    --disable-background-networking --disable-component-update --disable-sync \
-    --user-data-dir="$profile" --host-resolver-rules="MAP * ~NOTFOUND" \
-    --virtual-time-budget=3000 --dump-dom "$@" 2>>"$WORK/chromium.err"
-}
+# page URL: the DOM after the page's script ran.
+page() { chrome --virtual-time-budget=3000 --dump-dom "$1"; }
 
 # rows DOM: "name|hidden" for every run row, in page order.
 rows() {
@@ -73,7 +66,7 @@ PY
 }
 
 # Default view: every run shown, newest first, the script ran.
-chrome "file://$STORE/index.html" >"$WORK/all.html"
+page "file://$STORE/index.html" >"$WORK/all.html"
 grep -q 'data-ready="yes"' "$WORK/all.html" || { cat "$WORK/chromium.err"; fail "the index's script did not run"; }
 rows "$WORK/all.html" >"$WORK/all.txt"
 cat "$WORK/all.txt"
@@ -91,7 +84,7 @@ done
 
 # Filtered and sorted from the fragment: invalid etcd runs, most ops first
 # (hidden rows keep their sorted place).
-chrome "file://$STORE/index.html#verdict=invalid&target=etcd&sort=-ops" >"$WORK/f.html"
+page "file://$STORE/index.html#verdict=invalid&target=etcd&sort=-ops" >"$WORK/f.html"
 rows "$WORK/f.html" >"$WORK/f.txt"
 cat "$WORK/f.txt"
 diff <(cut -d'|' -f1,2 "$WORK/f.txt") - <<'EOF2' || fail "filtered view: wrong rows or order"
@@ -103,7 +96,7 @@ EOF2
 grep -q 'showing 2 of 4' "$WORK/f.html" || fail "filtered view does not say how many runs it shows"
 
 # Free text and an ascending numeric sort.
-chrome "file://$STORE/index.html#q=ETCD&sort=faults" >"$WORK/q.html"
+page "file://$STORE/index.html#q=ETCD&sort=faults" >"$WORK/q.html"
 rows "$WORK/q.html" >"$WORK/q.txt"
 diff <(grep shown "$WORK/q.txt" | cut -d'|' -f1) - <<'EOF2' || { cat "$WORK/q.txt"; fail "text filter or faults sort wrong"; }
 <img src=x onerror=alert(1)>
