@@ -1,12 +1,18 @@
 // faultline run CONFIG...: runs each campaign K times; the exit code is the
-// worst outcome.
+// worst outcome. The global --quiet and -v set the console's log level
+// (cli/output.h); --json prints the results on stdout as one JSON document
+// (results.json's, docs/results.schema.json; an array of them, in run
+// order, when more than one run is planned) with the logs on stderr and no
+// status line; the exit code is the same as without it.
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "cli/campaign.h"
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "cli/signals.h"
 #include "harness/config/config.h"
 
@@ -29,6 +35,7 @@ struct RunOptions {
   CLI::Option* store_opt = nullptr;
   std::string cluster;
   CLI::Option* cluster_opt = nullptr;
+  bool json = false;
 };
 
 // Severity of exit codes: valid < unknown < invalid < bad input < internal
@@ -81,6 +88,18 @@ int DoRun(const RunOptions& o) {
   CampaignOptions co;
   co.signals = &signals;
   co.index_dir = o.index_dir;
+  const Console console = CurrentConsole();
+  co.verbosity = console.verbosity;
+  co.color = console.color;
+  co.status_line = console.verbosity >= 0 && !o.json;
+  co.json_summary = o.json;
+  const std::size_t planned =
+      specs.size() * static_cast<std::size_t>(o.test_count);
+  // Several runs under --json: one array with an entry per run done, its
+  // document, or null for a run that printed none (refused before it
+  // wrote results.json).
+  const bool json_array = o.json && planned > 1;
+  if (json_array) std::printf("[\n");
   int worst = 0;
   std::vector<std::string> lines;
   for (const auto& base : specs) {
@@ -88,23 +107,33 @@ int DoRun(const RunOptions& o) {
       harness::TestSpec spec = base;
       // Repeated runs of one config get distinct, reproducible seeds.
       if (i > 0) spec.seed = base.seed + static_cast<std::uint64_t>(i);
+      if (json_array && !lines.empty()) std::printf(",\n");
+      std::fflush(stdout);
       auto r = RunCampaign(spec, co);
+      std::error_code ec;
+      if (json_array &&
+          (r.run_dir.empty() ||
+           !std::filesystem::exists(r.run_dir + "/results.json", ec))) {
+        std::printf("null\n");
+      }
       if (Severity(r.exit_code) > Severity(worst)) worst = r.exit_code;
       lines.push_back(spec.name + " #" + std::to_string(i + 1) + " seed " +
                       std::to_string(spec.seed) + ": exit " +
                       std::to_string(r.exit_code) + "  " + r.run_dir);
     }
   }
+  if (json_array) std::printf("]\n");
+  // Under --json stdout holds only the document: the rest goes to stderr.
+  FILE* text = o.json ? stderr : stdout;
   if (lines.size() > 1) {
-    std::printf("\nall runs:\n");
-    for (const auto& l : lines) std::printf("  %s\n", l.c_str());
+    std::fprintf(text, "\nall runs:\n");
+    for (const auto& l : lines) std::fprintf(text, "  %s\n", l.c_str());
   }
   // Interrupted: the remaining runs did not start; 128 + the signal.
   if (int sig = signals.first().number; sig != 0) {
-    std::size_t planned = specs.size() * static_cast<std::size_t>(o.test_count);
     if (lines.size() < planned) {
-      std::printf("interrupted by %s: %zu of %zu runs done\n",
-                  signals.first().name.c_str(), lines.size(), planned);
+      std::fprintf(text, "interrupted by %s: %zu of %zu runs done\n",
+                   signals.first().name.c_str(), lines.size(), planned);
     }
     return 128 + sig;
   }
@@ -140,6 +169,9 @@ void AddRunCommand(CLI::App& root, int& exit_code) {
   cmd->add_option("--index-dir", o->index_dir,
                   "Directory listing active runs for 'heal --all' "
                   "(default /run/faultline/active)");
+  cmd->add_flag("--json", o->json,
+                "Print the results as one JSON document on stdout (an array "
+                "for several runs); logs stay on stderr, no status line");
   cmd->footer(
       "Each run is stored in STORE/NAME/TIMESTAMP/ (config.yaml, "
       "history.jsonl, "
@@ -159,7 +191,9 @@ void AddRunCommand(CLI::App& root, int& exit_code) {
       "255 when a cluster never became healthy.\n\nExamples:\n"
       "  faultline run configs/etcd-register.yaml\n"
       "  faultline run configs/etcd-register.yaml --time-limit 120 --seed 7\n"
-      "  faultline run configs/known/*.yaml --test-count 3 --store /tmp/store");
+      "  faultline run configs/known/*.yaml --test-count 3 --store /tmp/store\n"
+      "  faultline run -q configs/raftkv-quick.yaml\n"
+      "  faultline run --json configs/raftkv-quick.yaml | jq .valid");
   cmd->callback([o, &exit_code] { exit_code = DoRun(*o); });
 }
 

@@ -21,6 +21,7 @@
 
 #include "cli/campaign.h"
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "cli/signals.h"
 #include "harness/config/config.h"
 #include "reports/results.h"
@@ -228,6 +229,11 @@ int DoSuite(const SuiteOptions& o) {
   CampaignOptions co;
   co.signals = &signals;
   co.index_dir = o.index_dir;
+  // The global --quiet, -v and colour rules (cli/output.h) for every run.
+  const Console console = CurrentConsole();
+  co.verbosity = console.verbosity;
+  co.color = console.color;
+  co.status_line = console.verbosity >= 0;
   const int total = static_cast<int>(specs.size()) * o.runs;
   int done = 0;
   std::vector<std::string> lines;

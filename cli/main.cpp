@@ -1,10 +1,17 @@
-// faultline: wires the subcommands; all work happens in them.
+// faultline: wires the subcommands; all work happens in them. Bare
+// `faultline` (no subcommand) prints the top-level help on stdout and exits
+// 0. The global flags (cli/output.h) are accepted before or after the
+// subcommand. The hidden `--generate man|bash|zsh` prints the man page or a
+// completion script built from this very command tree (cli/generate.h); the
+// build runs it to write faultline.1 and the completion scripts.
 #include <cstdio>
 #include <exception>
 #include <string>
 
 #include "cli/build_info.h"
 #include "cli/commands.h"
+#include "cli/generate.h"
+#include "cli/output.h"
 
 int main(int argc, char** argv) {
   using namespace faultline::cli;
@@ -12,13 +19,27 @@ int main(int argc, char** argv) {
       "faultline: Jepsen-style fault injection. Stands up a real cluster, "
       "drives a concurrent workload, injects faults, records every "
       "operation and checks the history."};
-  app.require_subcommand(1);
+  app.name("faultline");
+  app.require_subcommand(0, 1);
+  // Set before the subcommands are added: they inherit it, so a global flag
+  // after the subcommand goes to the top-level app.
+  app.fallthrough();
+  const std::string version = std::string("faultline ") + BuildVersion() +
+                              " (commit " + BuildCommit() + ")";
   app.set_version_flag(
-      "--version",
-      std::string("faultline ") + BuildVersion() + " (commit " + BuildCommit() +
-          ")",
+      "--version", version,
       "Print faultline's version and the git commit it was built from");
+  ConsoleFlags console;
+  AddConsoleFlags(app, console);
+  std::string generate;
+  app.add_option("--generate", generate,
+                 "Print the man page or a completion script")
+      ->check(CLI::IsMember({"man", "bash", "zsh"}))
+      ->group("");  // hidden: the build uses it
   app.footer(
+      "Global flags go before or after the subcommand. NO_COLOR (set and "
+      "non-empty)\nturns colour off, as does a stderr that is not a "
+      "terminal. Bare 'faultline' prints\nthis help and exits 0.\n\n"
       "Exit codes: 0 valid, 1 invalid, 2 unknown, 130/143 interrupted "
       "(SIGINT/SIGTERM),\n254 bad usage/config/input or a run refused by its "
       "environment, 255 internal error.\nRun 'faultline SUBCOMMAND --help' "
@@ -51,6 +72,17 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "faultline: internal error: %s\n", e.what());
     return kExitInternal;
+  }
+  if (!generate.empty()) {
+    std::string text = generate == "man"    ? ManPage(app, BuildVersion())
+                       : generate == "bash" ? BashCompletion(app)
+                                            : ZshCompletion(app);
+    std::fputs(text.c_str(), stdout);
+    return 0;
+  }
+  if (app.get_subcommands().empty()) {
+    std::fputs(app.help().c_str(), stdout);
+    return 0;
   }
   return exit_code;
 }

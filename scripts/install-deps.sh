@@ -13,6 +13,9 @@ packages=(
   iproute2 iptables procps psmisc libnetfilter-queue-dev
   # end-to-end tests read JSON with python3
   python3 python3-jsonschema chromium
+  # e2e_cli_conventions: renders the man page (groff, man), runs on a
+  # pseudo-terminal (script, in bsdutils), parses the zsh completion
+  groff-base man-db bsdutils zsh
   # targets (redis-tools: redis-cli and redis-benchmark speak to raftkv)
   etcd-server etcd-client redis-tools
   # Redis target: redis-server and redis-sentinel (Redis 7)
