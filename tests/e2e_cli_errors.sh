@@ -48,4 +48,21 @@ expect_254 "bad.jsonl:2:" "$FAULTLINE_BIN" check --model register "$WORK/bad.jso
 expect_254 "" "$FAULTLINE_BIN" check --model no-such-model "$WORK/h.jsonl"
 expect_254 "" "$FAULTLINE_BIN" run
 expect_254 "no history" "$FAULTLINE_BIN" analyze "$WORK"
+# Usage errors of the global flags and of --format, before or after the
+# subcommand; bare `faultline` is not one (it prints the help, exit 0).
+expect_254 "--color: .*sometimes" "$FAULTLINE_BIN" --color sometimes list
+expect_254 "--color: .*sometimes" "$FAULTLINE_BIN" list --color sometimes
+expect_254 "--no-such-flag" "$FAULTLINE_BIN" list --no-such-flag
+expect_254 "--format: .*csv" "$FAULTLINE_BIN" check --model register --format csv "$WORK/h.jsonl"
+expect_254 "bogus" "$FAULTLINE_BIN" bogus
+"$FAULTLINE_BIN" >"$WORK/out" 2>"$WORK/err" || fail "bare faultline exited $?, expected 0 (it prints the help)"
+grep -q "^Usage: faultline" "$WORK/out" || fail "bare faultline printed no usage"
+# validate --json keeps the exit code and puts the located error in JSON.
+set +e
+"$FAULTLINE_BIN" validate --json "$WORK/typo.yaml" >"$WORK/out" 2>"$WORK/err"
+rc=$?
+set -e
+[ "$rc" -eq 254 ] || fail "validate --json of a bad config exited $rc, expected 254"
+json_get "$WORK/out" "[(e['line'], e['column']) for e in j['configs'][0]['errors']]" | grep -qF "(4, 3)" \
+  || fail "validate --json does not give line 4, column 3"
 echo "PASS: every bad input exited 254 with a located message"
