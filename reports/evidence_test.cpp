@@ -6,6 +6,7 @@
 #include <string>
 
 #include "checkers/history_io.h"
+#include "reports/junit.h"
 #include "reports/report_evidence.h"
 #include "reports/report_html.h"
 
@@ -280,4 +281,25 @@ TEST_CASE("evidence: the report's section, escaped, with the weak banner") {
   CHECK(at > page.find("<section id=\"checkers\">"));
   // Nothing recorded and no evidence: no section.
   CHECK(faultline::reports::EvidenceSectionHtml(s, {}).empty());
+}
+
+TEST_CASE("evidence: junit.xml names a weak run's reasons, verdict kept") {
+  faultline::reports::RunSummary s;
+  s.name = "t";
+  faultline::checkers::Verdict v;
+  v.checker = "stats";
+  v.validity = faultline::checkers::Validity::kValid;
+  s.verdicts = {v};
+  s.evidence = ComputeEvidence(H().Reads(0, 0, 500).Build());
+  std::string xml = faultline::reports::JunitXml(s);
+  CHECK(xml.find("<property name=\"weak\" value=\"no fault was applied\"/>") !=
+        std::string::npos);
+  CHECK(xml.find("failures=\"0\" errors=\"0\"") != std::string::npos);
+  H bit;
+  bit.Reads(0, 0, 200)
+      .Nemesis("start-pause", 300, "{\"nodes\":[\"n1\"]}")
+      .Op(1, "read", 310, 900, "info", "timeout")
+      .Nemesis("stop-pause", 1000, "{}");
+  s.evidence = ComputeEvidence(bit.Build());
+  CHECK(faultline::reports::JunitXml(s).find("\"weak\"") == std::string::npos);
 }

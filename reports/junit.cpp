@@ -118,6 +118,14 @@ std::string JunitXml(const RunSummary& s) {
       "\"/>\n";
   props += "      <property name=\"run_dir\" value=\"" + XmlEscape(s.run_dir) +
            "\"/>\n";
+  if (s.evidence && s.evidence->weak) {
+    // A weak run keeps its verdict; CI can still see it could find little.
+    std::string why;
+    for (const auto& r : s.evidence->weak_reasons)
+      why += (why.empty() ? "" : "; ") + r;
+    props +=
+        "      <property name=\"weak\" value=\"" + XmlEscape(why) + "\"/>\n";
+  }
   if (s.aborted) {
     props += "      <property name=\"interrupted\" value=\"" +
              XmlEscape(s.interruption.signal.empty() ? "unknown signal"
