@@ -41,6 +41,9 @@ struct Write {
   bool has_lock = false;
   Value lock;
   std::optional<std::size_t> hold;
+  bool stale = false;         // fenced, token lower than one granted before
+  bool stale_accept = false;  // a violation found by CheckFenced
+  bool corrupt = false;       // a violation found by CheckUnfenced
 };
 
 // Per-process state during the walk: the holds it currently has, by lock.
@@ -67,6 +70,7 @@ class Analyzer {
     CheckOverlaps();
     CheckTokens();
     CheckWrites();
+    JudgeOverlaps();
     return std::move(r_);
   }
 
@@ -217,13 +221,18 @@ class Analyzer {
              it != active.end() &&
              r_.overlaps.size() < static_cast<std::size_t>(max_examples_);
              ++it) {
-          r_.overlaps.push_back(
-              {lock, it->second, i, h.start, std::min(it->first, h.end)});
+          r_.overlaps.push_back({lock, it->second, i, h.start,
+                                 std::min(it->first, h.end), false, ""});
         }
         if (!active.empty()) {
           auto last = std::prev(active.end());
-          HoldOverlap o{lock, last->second, i, h.start,
-                        std::min(last->first, h.end)};
+          HoldOverlap o{lock,
+                        last->second,
+                        i,
+                        h.start,
+                        std::min(last->first, h.end),
+                        false,
+                        ""};
           if (!r_.longest_overlap ||
               o.end - o.start >
                   r_.longest_overlap->end - r_.longest_overlap->start) {
@@ -328,13 +337,14 @@ class Analyzer {
     std::map<std::pair<Value, Value>, std::vector<std::size_t>> unfenced;
     std::map<Value, bool> resources;
     for (std::size_t i = 0; i < writes_.size(); ++i) {
-      const Write& w = writes_[i];
+      Write& w = writes_[i];
       resources[w.resource] = true;
       if (w.fenced) {
         if (w.ref.token && w.has_lock &&
             (w.outcome == EventType::kOk || w.rejected)) {
           auto g = GrantedBefore(w.lock, w.ref.invoke);
           if (g && *g > *w.ref.token) {
+            w.stale = true;
             ++r_.stale_writes;
             if (w.outcome == EventType::kOk) ++r_.stale_accepted;
             if (w.rejected) ++r_.stale_rejected;
@@ -379,6 +389,7 @@ class Analyzer {
         if (!best || *d.ref.token > *best->ref.token) best = &d;
       }
       if (best && *best->ref.token > *w.ref.token) {
+        writes_[i].stale_accept = true;
         ++r_.stale_accepts;
         if (r_.stale_accept_examples.size() <
             static_cast<std::size_t>(max_examples_)) {
@@ -418,6 +429,7 @@ class Analyzer {
           continue;
         }
         ++r_.corruptions;
+        writes_[i].corrupt = true;
         if (r_.corruption_examples.size() <
             static_cast<std::size_t>(max_examples_)) {
           r_.corruption_examples.push_back(
@@ -426,6 +438,91 @@ class Analyzer {
         }
         break;
       }
+    }
+  }
+
+  // Unsafe or harmless, for each kept overlap (HoldOverlap).
+  void JudgeOverlaps() {
+    std::vector<std::vector<std::size_t>> by_hold(r_.holds.size());
+    for (std::size_t i = 0; i < writes_.size(); ++i) {
+      if (writes_[i].hold) by_hold[*writes_[i].hold].push_back(i);
+    }
+    for (HoldOverlap& o : r_.overlaps) Judge(o, by_hold);
+    if (r_.longest_overlap) Judge(*r_.longest_overlap, by_hold);
+  }
+
+  void Judge(HoldOverlap& o,
+             const std::vector<std::vector<std::size_t>>& by_hold) const {
+    const Hold& a = r_.holds[o.first];
+    const Hold& b = r_.holds[o.second];
+    std::string pa = "p" + std::to_string(a.acquire.process);
+    std::string pb = "p" + std::to_string(b.acquire.process);
+    auto tok = [](const std::optional<std::int64_t>& t) {
+      return t ? std::to_string(*t) : std::string("none");
+    };
+    o.unsafe = false;
+    if (a.acquire.token && b.acquire.token) {
+      if (*a.acquire.token == *b.acquire.token) {
+        o.unsafe = true;
+        o.why = "both were granted token " + tok(a.acquire.token);
+        return;
+      }
+      if (a.acquire.complete < b.acquire.invoke &&
+          *b.acquire.token < *a.acquire.token) {
+        o.unsafe = true;
+        o.why = pb + " got token " + tok(b.acquire.token) + ", lower than " +
+                pa + "'s " + tok(a.acquire.token);
+        return;
+      }
+    }
+    // The older holder's writes count from the newer hold's start to the
+    // end of its own hold (they are attributed to it), the newer's during
+    // the overlap.
+    auto during = [&](const Write& w, std::size_t hold) {
+      return w.ref.invoke >= o.start &&
+             (hold == o.first || w.ref.invoke <= o.end);
+    };
+    for (std::size_t hold : {o.first, o.second}) {
+      for (std::size_t i : by_hold[hold]) {
+        const Write& w = writes_[i];
+        if (!during(w, hold)) continue;
+        std::string p = "p" + std::to_string(w.ref.process);
+        if (w.stale_accept) {
+          o.unsafe = true;
+          o.why =
+              "the store accepted " + p + "'s stale token " + tok(w.ref.token);
+          return;
+        }
+        if (w.corrupt) {
+          o.unsafe = true;
+          o.why = p + "'s unfenced write interleaved with the other holder's";
+          return;
+        }
+      }
+    }
+    bool rejected = false, fenced_ok = false, unfenced_ok = false;
+    bool a_wrote = false;
+    for (std::size_t i : by_hold[o.first]) {
+      const Write& w = writes_[i];
+      if (!during(w, o.first)) continue;
+      a_wrote = true;
+      if (w.rejected) rejected = true;
+      if (w.outcome == EventType::kOk)
+        (w.fenced ? fenced_ok : unfenced_ok) = true;
+    }
+    if (rejected) {
+      o.why =
+          "the store rejected " + pa + "'s stale token " + tok(a.acquire.token);
+    } else if (fenced_ok) {
+      o.why = pa + "'s writes with token " + tok(a.acquire.token) +
+              " were accepted before the store saw " + pb + "'s newer token";
+    } else if (unfenced_ok) {
+      o.why = pa + "'s unfenced writes interleaved with no write of " + pb;
+    } else if (!a_wrote) {
+      o.why = pa + " wrote nothing after " + pb + " acquired it";
+    } else {
+      o.why =
+          "no write of " + pa + " after " + pb + " acquired it was accepted";
     }
   }
 

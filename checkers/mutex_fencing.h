@@ -16,7 +16,8 @@
 //   completed); still open at the end of the history otherwise. An acquire
 //   that ended `info` makes no hold.
 // - Overlaps: pairs of holds of different processes that overlap in time.
-//   Reported (both processes, lock, times), not a violation by themselves.
+//   Reported (both processes, lock, times), not a violation by themselves;
+//   each kept example is judged unsafe or harmless (HoldOverlap).
 // - Tokens: unique per lock, and increasing with the real-time order of
 //   acquisitions: acquire A ok before acquire B invoked => token A < token B.
 //   A duplicate or a regression is a violation.
@@ -95,6 +96,14 @@ struct HoldOverlap {
   std::size_t second = 0;  // the newer hold
   std::int64_t start = 0;
   std::int64_t end = 0;
+  // Unsafe when the two holds' tokens clash (equal, or the newer hold's
+  // lower although its acquire was invoked after the older's completed) or
+  // when a write of the older hold invoked after the newer hold began, or
+  // of the newer hold during the overlap, is a stale accept or a corruption
+  // (below); harmless otherwise. `why` says which, e.g. "the store rejected
+  // p2's stale token 3" or "p2 wrote nothing after p4 acquired it".
+  bool unsafe = false;
+  std::string why;
 };
 
 struct TokenAnomaly {
@@ -165,10 +174,14 @@ struct MutexFencingResult {
 MutexFencingResult AnalyzeMutexFencing(const History& history,
                                        const MutexFencingOptions& options);
 
-// The verdict of an analysis: summary is one line ("mutual exclusion
-// violated 3 times (p4 and p7 both held \"lock\" from 12.300 s to
-// 13.100 s); 5 stale writes, all rejected by fencing: safe"); explanation
-// lists the counts and examples; details_json is
+// The verdict of an analysis: summary is one line that leads with what was
+// unsafe ("unsafe: fencing token 7 of \"lock\" was granted twice: to p3 at
+// 4.200 s and to p5 at 4.310 s; 1 overlap of holds") or says that it was
+// safe ("3 overlaps of holds, harmless (p4 and p7 both held \"lock\" from
+// 12.300 s to 13.100 s: the store rejected p4's stale token 3), all 5 stale
+// writes rejected by fencing: safe"); the explanation's first lines are the
+// unsafe findings ("unsafe: ..."), then each kept overlap worded as unsafe
+// or harmless, then the counts; details_json is
 //   {"timed":B, "locks":N, "acquires":{"ok":N,"fail":N,"info":N},
 //    "holds":N, "overlaps":{"count":N,"time":T,"examples":[overlap...]},
 //    "tokens":{"duplicates":N,"regressions":N,"examples":[...]},
@@ -177,7 +190,8 @@ MutexFencingResult AnalyzeMutexFencing(const History& history,
 //              "stale_accepted":N},
 //    "stale_accepts":{"count":N,"examples":[...]},
 //    "corruptions":{"count":N,"examples":[...]}, "reason":"..."}
-// where an overlap is {"lock","first":hold,"second":hold,"start","end"}, a
+// where an overlap is {"lock","first":hold,"second":hold,"start","end",
+// "unsafe":B,"why":"..."}, a
 // hold {"process","token","start","end","open","acquire_index",
 // "end_index","ended_by"} and an op {"index","process","invoke",
 // "complete","token"}.

@@ -145,9 +145,20 @@ TEST_CASE("mutex-fencing: overlap with fencing intact is valid with a note",
   Verdict v = MutexFencingVerdict(r);
   CHECK(v.validity == Validity::kValid);
   CHECK(v.summary ==
-        "mutual exclusion violated once (p0 and p1 both held \"lock\" from "
-        "5.100 s to 5.400 s), the stale write was rejected by fencing: safe");
+        "1 overlap of holds, harmless (p0 and p1 both held \"lock\" from "
+        "5.100 s to 5.400 s: the store rejected p0's stale token 1), the stale "
+        "write was rejected by fencing: safe");
   CHECK(Contains(v.explanation, "tokens 1 and 2"));
+  // The overlap is worded as safe, with what made it harmless.
+  REQUIRE(r.overlaps.size() == 1);
+  CHECK_FALSE(r.overlaps[0].unsafe);
+  CHECK(r.overlaps[0].why == "the store rejected p0's stale token 1");
+  CHECK(v.explanation.rfind(
+            "safe: overlap of p0 and p1 on \"lock\" from 5.100 s to 5.400 s "
+            "was harmless: the store rejected p0's stale token 1\n",
+            0) == 0);
+  CHECK_FALSE(Contains(v.explanation, "unsafe"));
+  CHECK(Contains(v.details_json, "\"unsafe\":false"));
   RequireJson(v);
 }
 
@@ -156,9 +167,15 @@ TEST_CASE("mutex-fencing: fenced resource accepting a stale token is invalid",
   Verdict v = CheckMutexFencing(PausedHolder(true, kOk));
   CHECK(v.validity == Validity::kInvalid);
   CHECK(v.summary ==
-        "mutual exclusion violated once; fenced resource \"r\" accepted token "
-        "1 after token 2 (p0 wrote at 6.000 s, p1's write was accepted at "
-        "5.300 s): unsafe");
+        "unsafe: fenced resource \"r\" accepted token 1 after token 2 (p0 "
+        "wrote at 6.000 s, p1's write was accepted at 5.300 s); 1 overlap of "
+        "holds");
+  // The explanation leads with what was unsafe; the overlap is unsafe too.
+  CHECK(v.explanation.rfind("unsafe: fenced resource \"r\" accepted token 1",
+                            0) == 0);
+  CHECK(Contains(v.explanation,
+                 "unsafe: overlap of p0 and p1 on \"lock\" from 5.100 s to "
+                 "5.400 s was unsafe: the store accepted p0's stale token 1"));
   MutexFencingResult r = AnalyzeMutexFencing(PausedHolder(true, kOk), {});
   CHECK(r.stale_accepts == 1);
   REQUIRE(r.stale_accept_examples.size() == 1);
@@ -195,8 +212,8 @@ TEST_CASE("mutex-fencing: non-monotonic and duplicate tokens are invalid",
   Verdict v = CheckMutexFencing(lower);
   CHECK(v.validity == Validity::kInvalid);
   CHECK(v.summary ==
-        "fencing tokens of \"lock\" not monotonic: p1 got token 3 (acquire "
-        "invoked at 0.040 s) after p0 got 5 (at 0.010 s): unsafe");
+        "unsafe: fencing tokens of \"lock\" not monotonic: p1 got token 3 "
+        "(acquire invoked at 0.040 s) after p0 got 5 (at 0.010 s)");
   MutexFencingResult r = AnalyzeMutexFencing(lower, {});
   CHECK(r.token_regressions == 1);
   CHECK(r.token_duplicates == 0);
@@ -205,9 +222,12 @@ TEST_CASE("mutex-fencing: non-monotonic and duplicate tokens are invalid",
                      Acquire(1, 40, 50, 5), Release(1, 60, 70, 5)});
   v = CheckMutexFencing(twice);
   CHECK(v.validity == Validity::kInvalid);
-  CHECK(Contains(v.summary,
-                 "fencing token 5 of \"lock\" granted twice (p0 "
-                 "at 0.010 s, p1 at 0.050 s)"));
+  CHECK(v.summary ==
+        "unsafe: fencing token 5 of \"lock\" was granted twice: to p0 at "
+        "0.010 s and to p1 at 0.050 s");
+  CHECK(v.explanation.rfind("unsafe: fencing token 5 of \"lock\" was granted "
+                            "twice: to p0 at 0.010 s and to p1 at 0.050 s\n",
+                            0) == 0);
   r = AnalyzeMutexFencing(twice, {});
   CHECK(r.token_duplicates == 1);
   CHECK(r.token_regressions == 0);
@@ -236,9 +256,11 @@ TEST_CASE(
   Verdict v = MutexFencingVerdict(r);
   CHECK(v.validity == Validity::kInvalid);
   CHECK(v.summary ==
-        "mutual exclusion violated once; unfenced resource \"r\" corrupted: "
-        "p0, holding \"lock\" since 1.000 s, wrote at 6.000 s after p1 "
-        "acquired it at 5.100 s (p1 wrote at 5.200 s): unsafe");
+        "unsafe: unfenced resource \"r\" corrupted: p0, holding \"lock\" "
+        "since 1.000 s, wrote at 6.000 s after p1 acquired it at 5.100 s (p1 "
+        "wrote at 5.200 s); 1 overlap of holds");
+  REQUIRE(r.overlaps.size() == 1);
+  CHECK(r.overlaps[0].unsafe);
   RequireJson(v);
 }
 
@@ -269,9 +291,9 @@ TEST_CASE("mutex-fencing: unfenced writes of both holders inside the overlap",
   Verdict v = MutexFencingVerdict(r);
   CHECK(v.validity == Validity::kValid);
   CHECK(v.summary ==
-        "mutual exclusion violated once (p0 and p1 both held \"lock\" from "
-        "0.030 s to 0.080 s), 2 unfenced writes accepted, none interleaved: "
-        "safe");
+        "1 overlap of holds, harmless (p0 and p1 both held \"lock\" from "
+        "0.030 s to 0.080 s: p0 wrote nothing after p1 acquired it), 2 "
+        "unfenced writes accepted, none interleaved: safe");
 
   // And only p0 wrote inside the overlap: one writer, not corrupted.
   History one =
@@ -481,8 +503,9 @@ TEST_CASE("mutex-fencing: the documented examples", "[mutex_fencing]") {
   Verdict v = CheckMutexFencing(lock);
   CHECK(v.validity == Validity::kValid);
   CHECK(v.summary ==
-        "mutual exclusion violated once (p0 and p1 both held \"lock\" from "
-        "5.100 s to 5.400 s), the stale write was rejected by fencing: safe");
+        "1 overlap of holds, harmless (p0 and p1 both held \"lock\" from "
+        "5.100 s to 5.400 s: the store rejected p0's stale token 1), the stale "
+        "write was rejected by fencing: safe");
 
   History election = ParseDoc(
       R"({"index":0,"time":0,"process":3,"type":"invoke","f":"campaign","key":"election","value":null}

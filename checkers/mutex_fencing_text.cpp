@@ -44,9 +44,9 @@ std::string OverlapText(const MutexFencingResult& r, const HoldOverlap& o) {
 std::string TokenText(const MutexFencingResult& r, const TokenAnomaly& a) {
   if (a.duplicate) {
     return "fencing token " + Token(a.later.token) + " of " + Name(a.lock) +
-           " granted twice (" + Proc(a.earlier.process) + " at " +
-           When(a.earlier.complete, r.timed) + ", " + Proc(a.later.process) +
-           " at " + When(a.later.complete, r.timed) + ")";
+           " was granted twice: to " + Proc(a.earlier.process) + " at " +
+           When(a.earlier.complete, r.timed) + " and to " +
+           Proc(a.later.process) + " at " + When(a.later.complete, r.timed);
   }
   return "fencing tokens of " + Name(a.lock) +
          " not monotonic: " + Proc(a.later.process) + " got token " +
@@ -54,6 +54,18 @@ std::string TokenText(const MutexFencingResult& r, const TokenAnomaly& a) {
          When(a.later.invoke, r.timed) + ") after " + Proc(a.earlier.process) +
          " got " + Token(a.earlier.token) + " (at " +
          When(a.earlier.complete, r.timed) + ")";
+}
+
+// "overlap of p2 and p4 on \"lock\" from 3.100 s to 3.400 s was harmless:
+// the store rejected p2's stale token 3".
+std::string JudgedOverlapText(const MutexFencingResult& r,
+                              const HoldOverlap& o) {
+  const Hold& a = r.holds[o.first];
+  const Hold& b = r.holds[o.second];
+  return "overlap of " + Proc(a.acquire.process) + " and " +
+         Proc(b.acquire.process) + " on " + Name(o.lock) + " from " +
+         When(o.start, r.timed) + " to " + When(o.end, r.timed) + " was " +
+         (o.unsafe ? "unsafe: " : "harmless: ") + o.why;
 }
 
 std::string StaleText(const MutexFencingResult& r, const StaleAccept& s) {
@@ -167,7 +179,10 @@ std::string DetailsJson(const MutexFencingResult& r) {
     out += ",\"second\":";
     AppendHold(out, r.holds[o.second]);
     out += ",\"start\":" + std::to_string(o.start) +
-           ",\"end\":" + std::to_string(o.end) + '}';
+           ",\"end\":" + std::to_string(o.end) +
+           ",\"unsafe\":" + (o.unsafe ? "true" : "false") + ",\"why\":";
+    AppendJsonString(out, o.why);
+    out += '}';
   }
   out += "]},\"tokens\":{";
   AppendCount(out, "duplicates", r.token_duplicates, false);
@@ -235,6 +250,20 @@ std::string DetailsJson(const MutexFencingResult& r) {
 
 std::string Explanation(const MutexFencingResult& r) {
   std::string x;
+  // What was unsafe first, then each kept overlap, judged; then the counts.
+  for (const TokenAnomaly& a : r.token_anomalies) {
+    x += "unsafe: " + TokenText(r, a) + "\n";
+  }
+  for (const StaleAccept& s : r.stale_accept_examples) {
+    x += "unsafe: " + StaleText(r, s) + "\n";
+  }
+  for (const Corruption& c : r.corruption_examples) {
+    x += "unsafe: " + CorruptionText(r, c) + "\n";
+  }
+  for (const HoldOverlap& o : r.overlaps) {
+    x += std::string(o.unsafe ? "unsafe: " : "safe: ") +
+         JudgedOverlapText(r, o) + "\n";
+  }
   x += Plural(r.locks, "lock", "locks") +
        "; acquires: " + std::to_string(r.acquires_ok) + " ok, " +
        std::to_string(r.acquires_fail) + " fail, " +
@@ -244,7 +273,7 @@ std::string Explanation(const MutexFencingResult& r) {
   if (r.overlap_count == 0) {
     x += "mutual exclusion: no two processes held a lock at once\n";
   } else {
-    x += "mutual exclusion violated " + Times(r.overlap_count) +
+    x += "mutual exclusion broken " + Times(r.overlap_count) +
          " (overlapping holds of different processes), " +
          Duration(r.overlap_time, r.timed) +
          " in all with two or more holders\n";
@@ -314,9 +343,12 @@ Verdict MutexFencingVerdict(const MutexFencingResult& r) {
   }
   std::string overlaps;
   if (r.overlap_count > 0) {
-    overlaps = "mutual exclusion violated " + Times(r.overlap_count);
+    // The checker found nothing unsafe: every overlap was harmless.
+    overlaps =
+        Plural(r.overlap_count, "overlap", "overlaps") + " of holds, harmless";
     if (r.longest_overlap) {
-      overlaps += " (" + OverlapText(r, *r.longest_overlap) + ")";
+      overlaps += " (" + OverlapText(r, *r.longest_overlap) + ": " +
+                  r.longest_overlap->why + ")";
     }
   }
   std::int64_t violations = r.token_duplicates + r.token_regressions +
@@ -331,14 +363,14 @@ Verdict MutexFencingVerdict(const MutexFencingResult& r) {
     } else {
       what = TokenText(r, r.token_anomalies.front());
     }
-    if (r.overlap_count > 0) {
-      overlaps = "mutual exclusion violated " + Times(r.overlap_count) + "; ";
-    }
-    v.summary = overlaps + what;
+    v.summary = "unsafe: " + what;
     if (violations > 1) {
       v.summary += "; " + std::to_string(violations) + " violations in all";
     }
-    v.summary += ": unsafe";
+    if (r.overlap_count > 0) {
+      v.summary +=
+          "; " + Plural(r.overlap_count, "overlap", "overlaps") + " of holds";
+    }
     return v;
   }
   v.validity = Validity::kValid;
