@@ -274,10 +274,15 @@ std::string ClaimText(const LeaderClaim& c, bool timed) {
   return c.node + " (" + c.source + " said so at " + when + ")";
 }
 
+// "two leaders in term 5: n1 (said so at 4.200 s) and n3 (n2 said so at
+// 4.310 s)".
 std::string ConflictText(const TermConflict& c, bool timed) {
-  std::string out = "term " + std::to_string(c.term);
+  static const char* const kCount[] = {"no", "one", "two", "three", "four"};
+  std::size_t n = c.claims.size();
+  std::string out = (n < 5 ? std::string(kCount[n]) : std::to_string(n)) +
+                    " leaders in term " + std::to_string(c.term);
   if (c.domain != "observe") out += " of " + c.domain;
-  out += " had " + std::to_string(c.claims.size()) + " leaders: ";
+  out += ": ";
   for (std::size_t i = 0; i < c.claims.size(); ++i) {
     if (i) out += i + 1 == c.claims.size() ? " and " : ", ";
     out += ClaimText(c.claims[i], timed);
@@ -362,9 +367,14 @@ std::string DetailsJson(const LeaderPerTermResult& r) {
 }
 
 std::string Explanation(const LeaderPerTermResult& r) {
-  std::string x = std::to_string(r.observations) + " observations (" +
-                  std::to_string(r.observations_ok) + " ok, " +
-                  std::to_string(r.leader_observations) + " saying leader";
+  // What was unsafe first, then the counts.
+  std::string x;
+  for (const TermConflict& c : r.conflicts) {
+    x += "unsafe: " + ConflictText(c, r.timed) + "\n";
+  }
+  x += std::to_string(r.observations) + " observations (" +
+       std::to_string(r.observations_ok) + " ok, " +
+       std::to_string(r.leader_observations) + " saying leader";
   if (r.unattributed > 0) {
     x += ", " + std::to_string(r.unattributed) + " without a node, ignored";
   }
@@ -416,12 +426,11 @@ Verdict LeaderPerTermVerdict(const LeaderPerTermResult& r) {
   }
   if (r.conflicting_terms > 0) {
     v.validity = Validity::kInvalid;
-    v.summary = ConflictText(r.conflicts.front(), r.timed);
+    v.summary = "unsafe: " + ConflictText(r.conflicts.front(), r.timed);
     if (r.conflicting_terms > 1) {
       v.summary += "; " + std::to_string(r.conflicting_terms) +
                    " terms with more than one leader";
     }
-    v.summary += ": unsafe";
     return v;
   }
   v.validity = Validity::kValid;

@@ -106,8 +106,8 @@ struct LeaderPerTermResult {
 LeaderPerTermResult AnalyzeLeaderPerTerm(const History& history,
                                          const LeaderPerTermOptions& options);
 
-// Summary e.g. "term 7 had 2 leaders: n1 (said so at 12.301 s) and n3 (n2
-// said so at 14.020 s): unsafe" or "one leader per term (42 terms, 1180 of
+// Summary e.g. "unsafe: two leaders in term 7: n1 (said so at 12.301 s) and
+// n3 (n2 said so at 14.020 s)" or "one leader per term (42 terms, 1180 of
 // 1200 observations ok); two nodes believed they led at once for 2.300 s in
 // all (longest 1.100 s: n1 in term 3 and n2 in term 4)". details_json:
 //   {"timed":B, "observations":{"total":N,"ok":N,"leader":N,
@@ -116,6 +116,7 @@ LeaderPerTermResult AnalyzeLeaderPerTerm(const History& history,
 //    "source","time","index"}]}], "dual":{"count":N,"time":T,"longest":
 //    {"domain","a":{"node","term","start","end"},"b":{...},"start","end"}|
 //    null}, "reason":"..."}
+// The explanation leads with one "unsafe: ..." line per kept conflict.
 Verdict LeaderPerTermVerdict(const LeaderPerTermResult& result);
 
 Verdict CheckLeaderPerTerm(const History& history,

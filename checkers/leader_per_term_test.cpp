@@ -149,8 +149,13 @@ TEST_CASE("leader-per-term: two nodes leading one term is invalid",
   Verdict v = LeaderPerTermVerdict(r);
   CHECK(v.validity == Validity::kInvalid);
   CHECK(v.summary ==
-        "term 3 had 2 leaders: n1 (said so at 1.005 s) and n2 (said so at "
-        "1.505 s): unsafe");
+        "unsafe: two leaders in term 3: n1 (said so at 1.005 s) and n2 (said "
+        "so at 1.505 s)");
+  // The explanation leads with what was unsafe.
+  CHECK(v.explanation.rfind(
+            "unsafe: two leaders in term 3: n1 (said so at 1.005 s) and n2 "
+            "(said so at 1.505 s)\n",
+            0) == 0);
   RequireJson(v);
 }
 
@@ -162,8 +167,8 @@ TEST_CASE("leader-per-term: a leader named by another node counts",
   Verdict v = CheckLeaderPerTerm(h);
   CHECK(v.validity == Validity::kInvalid);
   CHECK(v.summary ==
-        "term 4 had 2 leaders: n1 (n3 said so at 0.005 s) and n2 (said so at "
-        "0.105 s): unsafe");
+        "unsafe: two leaders in term 4: n1 (n3 said so at 0.005 s) and n2 "
+        "(said so at 0.105 s)");
 
   LeaderPerTermOptions self_only;
   self_only.named_leaders = false;
@@ -247,8 +252,8 @@ TEST_CASE("leader-per-term: campaigns", "[leader_per_term]") {
   Verdict v = CheckLeaderPerTerm(twice);
   CHECK(v.validity == Validity::kInvalid);
   CHECK(v.summary ==
-        "term 5 of campaign \"e\" had 2 leaders: p0 (won its campaign at "
-        "0.005 s) and p1 (won its campaign at 0.105 s): unsafe");
+        "unsafe: two leaders in term 5 of campaign \"e\": p0 (won its "
+        "campaign at 0.005 s) and p1 (won its campaign at 0.105 s)");
 
   // A deposed candidate that has not resigned yet overlaps its successor;
   // candidate tokens and node terms are separate numbers.
@@ -276,8 +281,8 @@ TEST_CASE("leader-per-term: histories without time use event indices",
   Verdict v = CheckLeaderPerTerm(h);
   CHECK(v.validity == Validity::kInvalid);
   CHECK(v.summary ==
-        "term 3 had 2 leaders: n1 (said so at event 1) and n2 (said so at "
-        "event 3): unsafe");
+        "unsafe: two leaders in term 3: n1 (said so at event 1) and n2 (said "
+        "so at event 3)");
 }
 
 TEST_CASE("leader-per-term: observation keys are separate domains",
@@ -293,7 +298,7 @@ TEST_CASE("leader-per-term: observation keys are separate domains",
   REQUIRE(r.conflicting_terms == 1);
   CHECK(r.conflicts[0].domain == "observe \"c2\"");
   CHECK(Contains(LeaderPerTermVerdict(r).summary,
-                 "term 1 of observe \"c2\" had 2 leaders"));
+                 "two leaders in term 1 of observe \"c2\""));
 }
 
 History ParseDoc(const char* text) {
