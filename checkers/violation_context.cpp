@@ -227,6 +227,20 @@ bool OnMajoritySide(const FaultSpan& f, const std::string& node) {
   return mine * 2 > total;
 }
 
+// The nodes whose part in `f` the text and the effect JSON describe: those
+// it acts on, or for a fault on every node, the nodes its partition's
+// components name.
+std::vector<std::string> Named(const FaultSpan& f) {
+  if (!f.nodes.empty()) return f.nodes;
+  std::vector<std::string> out;
+  const Value* comps = f.value.Find("components");
+  if (comps == nullptr || !comps->is_list()) return out;
+  for (const Value& c : comps->as_list()) {
+    for (std::string& n : Strings(&c)) out.push_back(std::move(n));
+  }
+  return out;
+}
+
 // Builds the text and JSON: the faults on each involved op's node.
 class Writer {
  public:
@@ -335,11 +349,12 @@ class Writer {
         AppendJsonString(j, s.nodes[n]);
       }
       j += "],\"effect\":{";
-      for (std::size_t n = 0; n < s.nodes.size(); ++n) {
+      std::vector<std::string> named = Named(s);
+      for (std::size_t n = 0; n < named.size(); ++n) {
         if (n > 0) j += ",";
-        AppendJsonString(j, s.nodes[n]);
+        AppendJsonString(j, named[n]);
         j += ":";
-        AppendJsonString(j, DescribeFault(s, s.nodes[n]));
+        AppendJsonString(j, DescribeFault(s, named[n]));
       }
       j += "},\"start\":";
       AppendEdge(j, s.start_invoke, s.start);
@@ -367,7 +382,7 @@ class Writer {
       bool overlaps = s.first_index() <= hi && s.last_index() >= lo;
       if (!overlaps && used_.count(i) == 0) continue;
       std::vector<std::string> effects;
-      for (const std::string& n : s.nodes) {
+      for (const std::string& n : Named(s)) {
         effects.push_back(n + " " + DescribeFault(s, n));
       }
       t += "  " + s.kind + ": " +
@@ -506,6 +521,7 @@ std::string DescribeFault(const FaultSpan& fault, const std::string& node) {
     }
     if (mine > 0 && mine * 2 < total) return "cut off from the majority";
     if (!from.empty()) return "cut off from " + Join(from);
+    if (mine * 2 > total) return "with the majority";
     return "in a partition";
   }
   if (k == "pause") return "paused";
