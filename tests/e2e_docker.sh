@@ -1,23 +1,29 @@
 #!/usr/bin/env bash
 # The docker transport end to end: a private docker engine (own socket, data
 # root and exec root, --iptables=false so the host's FORWARD policy stays as
-# it is), a node image built here without any registry
-# (docker/build-base-image.sh host), three containers faultline-n1..n3 on a
-# user network in 10.77.75.0/24, and a full `faultline run --cluster docker`
+# it is; tests/lib_docker.sh), the etcd node image built here without any
+# registry (docker/build-images.sh etcd: the host's tools, etcd, this
+# build's raftkv and faultline-netdelay libraries, libfaketime), three
+# containers faultline-n1..n3 on a user network in 10.77.75.0/24, and a full
+# `faultline run --cluster docker`
 # raftkv register test with partitions (iptables in the containers), pauses,
 # kills, delays (faultline-netdelay copied into the containers; its log
 # counts the packets it held) and clock faults (while one is active, `date`
 # run in the container with raftkv's own libfaketime environment reads the
-# +1 h clock) that must be valid. Then a run whose controller is SIGKILLed
+# +1 h clock) that must be valid. Then an etcd register test in the same
+# containers (etcd from the image) with partitions, pauses and kills, valid
+# and healed. Then a run whose controller is SIGKILLed
 # during a partition and a delay is healed by `faultline heal` from its
 # ledger alone (rules, raftkv and netdelay processes and work directories in
 # the containers), and a stopped container is refused before anything
 # starts. Everything it made
 # (containers, network, image, engine data, the engine itself) is removed on
 # exit.
-# Needs: root, docker.io (dockerd, docker), python3, libfaketime, the raftkv
-# and faultline-netdelay binaries next to faultline. Installs nothing.
+# Needs: root, docker.io (dockerd, docker), python3, libfaketime, etcd
+# (etcd-server), the raftkv and faultline-netdelay binaries next to
+# faultline. Installs nothing.
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib_docker.sh"
 require_root
 require_tool dockerd
 require_tool docker
@@ -34,81 +40,43 @@ WORK="$(mktemp -d /tmp/faultline-e2e-docker.XXXXXX)"
 STORE="$WORK/store"
 INDEX="$WORK/active"
 mkdir -p "$STORE" "$INDEX"
-SOCK="/run/faultline-e2e-docker-$$.sock"
-EXEC_ROOT="/run/faultline-e2e-docker-$$"
-PIDFILE="/run/faultline-e2e-docker-$$.pid"
-DATA_ROOT="$WORK/engine"
-export DOCKER_HOST="unix://$SOCK"
 NET="faultline-e2e-$$"
-IMAGE="faultline-e2e/node:$$"
+IMAGE="faultline-e2e-$$/etcd:host"
 SUBNET="10.77.75.0/24"
-DOCKERD_PID=""
 pid=""
 
 cleanup() {
   local rc=$?
   if [ -n "$pid" ]; then kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; fi
   "$FAULTLINE_BIN" heal --all --index-dir "$INDEX" >/dev/null 2>&1 || true
-  if [ -n "$DOCKERD_PID" ]; then
-    if [ "$rc" -ne 0 ]; then
-      for n in 1 2 3; do
-        echo "== faultline-n$n: raftkv log" >&2
-        docker exec "faultline-n$n" sh -c 'tail -n 20 /tmp/faultline-*/n*/raftkv.log' >&2 2>/dev/null || true
-      done
-      tail -n 20 "$WORK/dockerd.log" >&2 || true
-    fi
-    docker rm -f faultline-n1 faultline-n2 faultline-n3 >/dev/null 2>&1 || true
-    docker network rm "$NET" >/dev/null 2>&1 || true
-    docker rmi -f "$IMAGE" >/dev/null 2>&1 || true
-    kill -TERM "$DOCKERD_PID" 2>/dev/null || true
-    for _ in $(seq 1 100); do kill -0 "$DOCKERD_PID" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$DOCKERD_PID" 2>/dev/null || true
-    wait "$DOCKERD_PID" 2>/dev/null || true
+  if [ -n "$DOCKERD_PID" ] && [ "$rc" -ne 0 ]; then
+    for n in 1 2 3; do
+      echo "== faultline-n$n: target logs" >&2
+      docker exec "faultline-n$n" sh -c 'tail -n 20 /tmp/faultline-*/n*/*.log' >&2 2>/dev/null || true
+    done
+    tail -n 20 "$WORK/dockerd.log" >&2 || true
   fi
-  # Mounts the engine left under its roots (overlay layers, netns files).
-  for m in $(awk -v a="$DATA_ROOT" -v b="$EXEC_ROOT" \
-               'index($2, a) == 1 || index($2, b) == 1 {print $2}' /proc/mounts | sort -r); do
-    umount -l "$m" 2>/dev/null || true
-  done
-  rm -rf "$WORK" "$EXEC_ROOT" "$SOCK" "$PIDFILE"
+  docker_engine_stop
+  rm -rf "$WORK"
   exit "$rc"
 }
 trap cleanup EXIT
 
 # --- a private engine ------------------------------------------------------
-forward_before=$(iptables -S FORWARD | head -n 1)
-dockerd --host "$DOCKER_HOST" --data-root "$DATA_ROOT" --exec-root "$EXEC_ROOT" \
-  --pidfile "$PIDFILE" --iptables=false --ip-masq=false --bridge=none \
-  >"$WORK/dockerd.log" 2>&1 &
-DOCKERD_PID=$!
-for _ in $(seq 1 300); do
-  docker version >/dev/null 2>&1 && break
-  kill -0 "$DOCKERD_PID" 2>/dev/null || { cat "$WORK/dockerd.log" >&2; fail "dockerd exited"; }
-  sleep 0.1
-done
-docker version >/dev/null 2>&1 || fail "dockerd did not answer on $SOCK within 30 s"
-[ "$(iptables -S FORWARD | head -n 1)" = "$forward_before" ] \
-  || fail "dockerd changed the host FORWARD policy: $(iptables -S FORWARD | head -n 1)"
+docker_engine_start "$WORK" || fail "the private docker engine did not start"
 t_engine=$(date +%s)
 
 # --- image, network, containers -------------------------------------------
 # faultline copies the controller's raftkv and faultline-netdelay into the
 # containers at setup; the image gets the libraries they load (libstdc++,
-# libnetfilter_queue, ...) by carrying this build's copies too, and
-# libfaketime at the path the clock fault preloads.
-"$FAULTLINE_SOURCE_DIR/docker/build-base-image.sh" --tag "$IMAGE" host \
-  "$RAFTKV=/usr/local/bin/raftkv" "$NETDELAY=/usr/local/bin/faultline-netdelay" \
-  "$FAKETIME_LIB=$FAKETIME_LIB" >/dev/null || fail "building the node image failed"
+# libnetfilter_queue, ...) by carrying this build's copies too, libfaketime
+# at the path the clock fault preloads, and etcd for the second run.
+"$FAULTLINE_SOURCE_DIR/docker/build-images.sh" --build "$(dirname "$FAULTLINE_BIN")" \
+  --prefix "faultline-e2e-$$" etcd >"$WORK/image.txt" 2>&1 ||
+  { cat "$WORK/image.txt" >&2; fail "building the node image failed"; }
+docker_image_made "$IMAGE"
 t_image=$(date +%s)
-docker network create --subnet "$SUBNET" "$NET" >/dev/null
-for n in 1 2 3; do
-  docker run -d --init --name "faultline-n$n" --hostname "n$n" --network "$NET" \
-    --cap-add NET_ADMIN "$IMAGE" >/dev/null || fail "docker run faultline-n$n failed"
-done
-for n in 1 2 3; do
-  [ "$(docker inspect --format '{{.State.Running}}' "faultline-n$n")" = true ] \
-    || fail "faultline-n$n is not running"
-done
+docker_nodes_start "$IMAGE" "$NET" "$SUBNET" 3 || fail "the containers did not start"
 
 # --- a full test over docker, with every fault kind ------------------------
 # Seed 54 draws all five kinds in the first five steps
@@ -182,30 +150,49 @@ grep -q '"kind":"iptables".*"container":"faultline-n' "$run/ledger.jsonl" \
   || fail "no iptables entry for a container in the ledger"
 grep -q '"kind":"closed"' "$run/ledger.jsonl" \
   || { grep -i -A5 -E 'problem|warn|error' "$WORK/run.txt" >&2; fail "the run did not close its ledger"; }
-# Nothing of the run is left in the containers.
+# Nothing of the run is left in the containers (lib_docker.sh).
 check_clean() {
-  local n procs drops chains
-  for n in 1 2 3; do
-    drops=$(docker exec "faultline-n$n" iptables -S | grep -c DROP || true)
-    [ "$drops" -eq 0 ] || fail "$1: faultline-n$n still has $drops DROP rules"
-    chains=$(docker exec "faultline-n$n" iptables -S | grep -c -- '^-N faultline\|NFQUEUE' || true)
-    [ "$chains" -eq 0 ] || fail "$1: faultline-n$n still has $chains faultline chains or NFQUEUE rules"
-    procs=$(docker exec "faultline-n$n" ps -eo stat=,comm= | awk '($2 == "raftkv" || $2 == "faultline-netde") && $1 !~ /^Z/' | wc -l)
-    [ "$procs" -eq 0 ] || fail "$1: faultline-n$n still runs raftkv or faultline-netdelay"
-    if docker exec "faultline-n$n" sh -c 'ls -d /tmp/faultline-* 2>/dev/null'; then
-      fail "$1: faultline-n$n still has a run's work directory"
-    fi
-    # libfaketime's files of a process it ran in (a raftkv the kill fault
-    # SIGKILLed leaves them): the run's teardown removes those of dead pids
-    # in each container's own /dev/shm.
-    if docker exec "faultline-n$n" sh -c 'ls /dev/shm | grep faketime'; then
-      fail "$1: faultline-n$n still has libfaketime files in /dev/shm"
-    fi
-  done
+  docker_nodes_clean "$1" 3 raftkv etcd faultline-netde || fail "$1: something of the run is left"
 }
 check_clean "after the run"
 [ -s "$run/nodes/n1/raftkv.log" ] || fail "n1's raftkv log was not collected"
 t_run=$(date +%s)
+
+# --- etcd in the same containers: partitions, pauses and kills -------------
+# Seed 7 draws kill, pause, partition in the first three steps (every
+# config with three fault entries), all within the 12 s.
+cat >"$WORK/etcd.yaml" <<YAML
+name: docker-etcd
+time_limit: 12
+recovery: 3
+cluster: {nodes: 3}
+target: {name: etcd, binary: etcd}
+workload: {name: register, keys: 4, concurrency: 6, rate: 100, op_timeout_ms: 1000}
+nemesis: {faults: [partition, pause, kill], interval: 1, duration: 2, partitions: [one, leader, halves], targets: [one, leader]}
+YAML
+set +e
+"$FAULTLINE_BIN" run "$WORK/etcd.yaml" --cluster docker --seed 7 \
+  --store "$STORE" --index-dir "$INDEX" >"$WORK/etcd.txt" 2>&1
+rc=$?
+set -e
+erun="$STORE/docker-etcd/latest"
+[ "$rc" -eq 0 ] || { tail -n 40 "$WORK/etcd.txt" >&2; fail "the etcd run over docker exited $rc, expected 0 (valid)"; }
+[ "$(json_get "$erun/results.json" "j['valid']")" = valid ] || fail "the etcd verdict is not valid"
+validate_results "$erun/results.json"
+etcd_ops=$(grep -c '"type":"ok"' "$erun/history.jsonl" || true)
+[ "$etcd_ops" -ge 50 ] || fail "etcd: only $etcd_ops ok operations"
+for kind in partition pause kill; do
+  starts=$(grep -c "\"type\":\"info\",\"f\":\"start-$kind\"" "$erun/history.jsonl" || true)
+  [ "$starts" -ge 1 ] || fail "etcd: no $kind fault was applied"
+  [ "$starts" = "$(grep -c "\"type\":\"info\",\"f\":\"stop-$kind\"" "$erun/history.jsonl")" ] ||
+    fail "etcd: $kind: not every start has its stop"
+done
+grep -q '"kind":"process".*"container":"faultline-n' "$erun/ledger.jsonl" ||
+  fail "etcd: no process entry for a container in the ledger"
+grep -q '"kind":"closed"' "$erun/ledger.jsonl" || fail "etcd: the run did not close its ledger"
+check_clean "after the etcd run"
+[ -s "$erun/nodes/n1/etcd.log" ] || fail "n1's etcd log was not collected"
+t_etcd=$(date +%s)
 
 # --- SIGKILLed controller, then `faultline heal` ----------------------------
 sed -e 's/^name: .*/name: docker-sigkill/' -e 's/^time_limit: .*/time_limit: 600/' \
@@ -252,6 +239,27 @@ set -e
 grep -q "faultline-n3 is not running" "$WORK/stopped.txt" \
   || { cat "$WORK/stopped.txt" >&2; fail "the stopped container was not named"; }
 
+# --- the Redis and ZooKeeper images build here and their programs start ---
+# (scripts/nightly-docker.sh runs them for real; this keeps CI short.)
+"$FAULTLINE_SOURCE_DIR/docker/build-images.sh" --build "$(dirname "$FAULTLINE_BIN")" \
+  --prefix "faultline-e2e-$$" redis zookeeper >"$WORK/images.txt" 2>&1 ||
+  { cat "$WORK/images.txt" >&2; fail "building the redis and zookeeper images failed"; }
+docker_image_made "faultline-e2e-$$/redis:host"
+docker_image_made "faultline-e2e-$$/zookeeper:host"
+out=$(docker run --rm "faultline-e2e-$$/redis:host" redis-sentinel --version 2>&1) ||
+  fail "redis-sentinel does not run in the redis image: $out"
+case "$out" in "Redis server v=7"*) ;; *) fail "redis image: unexpected version '$out'" ;; esac
+# QuorumPeerMain with a missing config: the JRE, ZooKeeper's jars and the
+# slf4j binding load, and it says so before it exits.
+out=$(docker run --rm "faultline-e2e-$$/zookeeper:host" java -Xmx64m \
+  -cp /usr/share/java/zookeeper.jar:/usr/share/java/slf4j-simple.jar:/usr/share/java/servlet-api.jar \
+  org.apache.zookeeper.server.quorum.QuorumPeerMain /nonexistent.cfg 2>&1 || true)
+grep -q "Invalid config, exiting abnormally" <<<"$out" ||
+  fail "ZooKeeper does not start in the zookeeper image: $(tail -n 5 <<<"$out")"
+t_images=$(date +%s)
+
 echo "e2e_docker: ok (engine $((t_engine - t0)) s, image $((t_image - t_engine)) s," \
   "run $((t_run - t_image)) s: $ok_ops ok ops, $faults faults ($parts partitions);" \
-  "sigkill+heal $((t_heal - t_run)) s; total $(( $(date +%s) - t0 )) s)"
+  "etcd $((t_etcd - t_run)) s: $etcd_ops ok ops;" \
+  "sigkill+heal $((t_heal - t_etcd)) s; redis+zookeeper images" \
+  "$((t_images - t_heal)) s; total $(( $(date +%s) - t0 )) s)"
