@@ -77,7 +77,9 @@ run_pid=""
 finish() {
   local rc=$?
   if [ -n "$run_pid" ]; then
-    kill -INT "$run_pid" 2>/dev/null || true
+    # SIGTERM: the run heals and stops (a background job of a script may
+    # have SIGINT ignored).
+    kill -TERM "$run_pid" 2>/dev/null || true
     wait "$run_pid" 2>/dev/null || true
   fi
   "$bin" heal --all --index-dir "$index" >/dev/null 2>&1 || true
