@@ -5,14 +5,14 @@
 # with the expected fields and the usual exit codes; `check` picks the
 # reader from the extension or the first line and, when a reader fails,
 # names the --format that works; the generated man page renders and the
-# bash completion completes subcommands, options and choices (the zsh one
-# parses); on short raftkv runs (3 nodes in namespaces on 10.77.131.0/24,
+# bash and zsh completions complete subcommands, options and choices (zsh
+# through a pty); on short raftkv runs (3 nodes in namespaces on 10.77.131.0/24,
 # 3 s each) --quiet prints no info line and no status line, -v prints debug
 # lines, colour appears on a terminal and NO_COLOR removes it.
-# Needs root, python3, script (bsdutils), groff, zsh. About 35 s.
+# Needs root, python3, script (bsdutils), groff, man, zsh. About 25 s.
 source "$(dirname "$0")/lib.sh"
 require_root
-for tool in script groff zsh; do require_tool "$tool"; done
+for tool in script groff man zsh timeout; do require_tool "$tool"; done
 setup_workdir
 F="$FAULTLINE_BIN"
 BUILD="$(dirname "$FAULTLINE_BIN")"
@@ -154,6 +154,23 @@ complete_words faultline check -m cas | grep -qx cas-register || fail "'check -m
 ZSHC="$BUILD/completion/_faultline"
 head -1 "$ZSHC" | grep -qx "#compdef faultline" || fail "$ZSHC is not a zsh completion function"
 zsh -n "$ZSHC" || fail "$ZSHC does not parse in zsh"
+# The zsh function in a real interactive zsh on a pty (zsh/zpty): type a
+# line and TAB, wait (at most 20 s) until the expected completion shows.
+mkdir -p "$WORK/zfunc" && cp "$ZSHC" "$WORK/zfunc/"
+cat >"$WORK/ztab.zsh" <<'ZSH'
+zmodload zsh/zpty
+zpty -b z zsh -f -i
+zpty -w z "PS1='> '; fpath=($1 \$fpath); autoload -Uz compinit; compinit -u -D; compdef _faultline faultline"
+zpty -n -w z "$2"$'\t'
+zpty -r -m z out "$3"
+zpty -d z
+ZSH
+zsh_tab() {  # zsh_tab LINE PATTERN: TAB after LINE shows PATTERN
+  timeout 20 zsh -f "$WORK/ztab.zsh" "$WORK/zfunc" "$1" "$2" \
+    || fail "zsh: '$1<TAB>' did not show $2"
+}
+zsh_tab "faultline run --te" "*--test-count*"
+zsh_tab "faultline check --format " "*jsonl*porcupine*"
 
 # --- runs: --quiet, -v, colour, NO_COLOR, --json ------------------------------
 E2E_SUBNET=10.77.131.0/24
@@ -198,4 +215,4 @@ got=$(json_get "$WORK/o" "(j['valid'], j['run_dir'] == '$(readlink -f "$STORE/cl
 [ "$got" = "('valid', True, ['linearizable', 'stats'])" ] || { show; fail "run --json document: $got"; }
 grep -q " I faultline .*run " "$WORK/e" || { show; fail "run --json: no logs on stderr"; }
 grep -q "stored in" "$WORK/o" "$WORK/e" && fail "run --json printed the text summary"
-echo "PASS: bare help exits 0; list, validate and run --json hold their fields; check detects jsonl/edn/porcupine and suggests --format; man page renders; bash completion works; --quiet, -v, colour and NO_COLOR behave"
+echo "PASS: bare help exits 0; list, validate and run --json hold their fields; check detects jsonl/edn/porcupine and suggests --format; man page renders; bash and zsh completion work; --quiet, -v, colour and NO_COLOR behave"
