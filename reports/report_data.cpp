@@ -40,6 +40,14 @@ std::string Cut(std::string s, std::size_t max) {
   return s;
 }
 
+// "4.310 s" for a time in ns (3 decimals, as the lock checker writes it).
+std::string Seconds3(std::int64_t ns) {
+  std::int64_t ms = ns / 1000000;
+  std::string frac = std::to_string(ms % 1000);
+  while (frac.size() < 3) frac.insert(frac.begin(), '0');
+  return std::to_string(ms / 1000) + "." + frac + " s";
+}
+
 std::string Describe(const Event& inv, const Event* done, std::size_t max) {
   std::string d = inv.f;
   if (!inv.key.is_null()) d += " " + Cut(inv.key.ToJson(), max);
@@ -279,6 +287,53 @@ class Builder {
     if (type != "ok") desc += " (" + type + ")";
     out["d"] = desc;
     out["role"] = role;
+    out["node"] = op.contains("node") && op["node"].is_string()
+                      ? Cut(op["node"].get<std::string>(), o_.max_value_chars)
+                      : std::string();
+    return out;
+  }
+
+  // x of a context edge ({"index":..}) of a fault; `fallback` when absent.
+  std::int64_t EdgeX(const json& edge, std::int64_t fallback) const {
+    if (!edge.is_object() || !edge.contains("index") ||
+        !edge["index"].is_number_integer()) {
+      return fallback;
+    }
+    return XOfIndex(edge["index"].get<std::int64_t>(), fallback);
+  }
+
+  // The faults of the violation's context (details_json failure.context
+  // .faults): kind, window and what each did to the nodes it acts on.
+  json ContextFaults(const json& context) {
+    json out = json::array();
+    if (!context.contains("faults") || !context["faults"].is_array()) {
+      return out;
+    }
+    for (const json& f : context["faults"]) {
+      if (!f.is_object()) continue;
+      std::int64_t s = EdgeX(f.value("start", json()), 0);
+      bool open = !f.contains("end") || !f["end"].is_object() ||
+                  f.value("heal_failed", false);
+      std::int64_t e = open ? end_ : EdgeX(f["end"], end_);
+      std::string effect;
+      if (f.contains("effect") && f["effect"].is_object()) {
+        for (const auto& [node, what] : f["effect"].items()) {
+          if (!what.is_string()) continue;
+          if (!effect.empty()) effect += "; ";
+          effect += node + " " + what.get<std::string>();
+        }
+      }
+      if (effect.empty() && f.contains("value")) {
+        effect =
+            f["value"].dump(-1, ' ', false, json::error_handler_t::replace);
+      }
+      out.push_back({{"id", f.value("id", static_cast<std::int64_t>(-1))},
+                     {"kind", f.value("kind", std::string("?"))},
+                     {"s", s},
+                     {"e", std::max(s, e)},
+                     {"open", open},
+                     {"effect", Cut(effect, 4 * o_.max_value_chars)}});
+    }
     return out;
   }
 
@@ -338,6 +393,39 @@ class Builder {
       if (failure.contains("window") && failure["window"].is_array()) {
         for (const auto& op : failure["window"]) add(op, "window");
       }
+      // The context: the kind, the sentence, the ops it names (the write
+      // of the stale value, its overwrite, ...) and the faults in force.
+      out["kind"] = failure.value("kind", std::string());
+      out["at"] = nullptr;
+      if (failure.contains("at") && failure["at"].is_object()) {
+        const json& at = failure["at"];
+        if (at.contains("index") && at["index"].is_number_integer()) {
+          out["at"] = XOfIndex(at["index"].get<std::int64_t>(), 0);
+        }
+      }
+      out["sentence"] = "";
+      out["faults"] = json::array();
+      if (failure.contains("context") && failure["context"].is_object()) {
+        const json& context = failure["context"];
+        out["sentence"] = context.value("sentence", std::string());
+        out["faults"] = ContextFaults(context);
+        if (context.contains("involved") && context["involved"].is_array()) {
+          for (const json& inv : context["involved"]) {
+            if (!inv.is_object() || !inv.contains("op")) continue;
+            std::string part = inv.value("role", std::string());
+            std::int64_t index =
+                inv["op"].value("index", static_cast<std::int64_t>(-1));
+            add(inv["op"], "context");
+            auto at = seen.find(index);
+            if (at == seen.end()) continue;
+            json& row = ops[at->second];
+            if (!row.contains("part")) row["part"] = part;
+            if (inv.contains("faults") && inv["faults"].is_array()) {
+              row["faults"] = inv["faults"];
+            }
+          }
+        }
+      }
       out["ops"] = std::move(ops);
       out["why"] = std::move(why);
       return out;
@@ -376,6 +464,34 @@ class Builder {
       if (fresh) row_names.push_back(name);
       return it->second;
     };
+    // Holds whose token was granted twice or went backwards, by the index
+    // of their acquire: what the mark on the chart says.
+    std::unordered_map<std::int64_t, std::pair<std::string, std::string>> bad;
+    auto when = [&](std::int64_t t) {
+      return timed_ ? Seconds3(t) : "event " + std::to_string(t);
+    };
+    for (const auto& a : r.token_anomalies) {
+      std::string token = a.later.token ? std::to_string(*a.later.token) : "?";
+      std::string earlier =
+          a.earlier.token ? std::to_string(*a.earlier.token) : "?";
+      if (a.duplicate) {
+        std::string why = "token " + token + " was granted to p" +
+                          std::to_string(a.earlier.process) + " at " +
+                          when(a.earlier.complete) + " and to p" +
+                          std::to_string(a.later.process) + " at " +
+                          when(a.later.complete);
+        bad.emplace(a.earlier.index, std::make_pair("duplicate", why));
+        bad[a.later.index] = {"duplicate", why};
+      } else {
+        bad.emplace(
+            a.later.index,
+            std::make_pair("backwards", "p" + std::to_string(a.later.process) +
+                                            " got token " + token + " after p" +
+                                            std::to_string(a.earlier.process) +
+                                            " had got " + earlier + " at " +
+                                            when(a.earlier.complete)));
+      }
+    }
     std::map<std::string, int> lock_ids;
     json locks = json::array(), items = json::array();
     constexpr std::size_t kMaxHolds = 20000;
@@ -394,12 +510,18 @@ class Builder {
                        {"e", x(hold.end)},
                        {"open", hold.open},
                        {"ended", hold.ended_by}});
+      if (auto b = bad.find(hold.acquire.index); b != bad.end()) {
+        items.back()["bad"] = b->second.first;
+        items.back()["bad_why"] = b->second.second;
+      }
     }
     json overlaps = json::array();
     for (const auto& o : r.overlaps) {
       overlaps.push_back({{"lock", Cut(o.lock.ToJson(), o_.max_value_chars)},
                           {"s", x(o.start)},
-                          {"e", x(o.end)}});
+                          {"e", x(o.end)},
+                          {"unsafe", o.unsafe},
+                          {"why", o.why}});
     }
     return {{"rows", row_names},
             {"locks", std::move(locks)},
@@ -475,10 +597,58 @@ class Builder {
                            {"nodes", nodes},
                            {"s", at}});
     }
+    // Leaders per term: the terms with two leaders first, then by domain
+    // and term.
+    struct TermRow {
+      std::vector<std::string> nodes;
+      std::int64_t s = 0;
+      bool conflict = false;
+    };
+    std::map<std::pair<std::string, std::int64_t>, TermRow> terms;
+    for (const auto& iv : r.intervals) {
+      if (!iv.term) continue;
+      auto [it, fresh] = terms.try_emplace({iv.domain, *iv.term});
+      if (fresh || iv.start < it->second.s) it->second.s = iv.start;
+      auto& nodes = it->second.nodes;
+      if (std::find(nodes.begin(), nodes.end(), iv.node) == nodes.end()) {
+        nodes.push_back(iv.node);
+      }
+    }
+    for (const auto& c : r.conflicts) {
+      TermRow& row = terms[{c.domain, c.term}];
+      row.conflict = true;
+      for (const auto& claim : c.claims) {
+        if (std::find(row.nodes.begin(), row.nodes.end(), claim.node) ==
+            row.nodes.end()) {
+          row.nodes.push_back(claim.node);
+        }
+      }
+      if (!c.claims.empty()) row.s = c.claims.front().time;
+    }
+    constexpr std::size_t kMaxTerms = 300;
+    json term_rows = json::array();
+    for (bool conflict : {true, false}) {
+      for (const auto& [key, row] : terms) {
+        if (row.conflict != conflict || term_rows.size() >= kMaxTerms) continue;
+        json nodes = json::array();
+        for (const auto& n : row.nodes) {
+          nodes.push_back(Cut(n, o_.max_value_chars));
+        }
+        term_rows.push_back({{"domain", key.first},
+                             {"term", key.second},
+                             {"nodes", std::move(nodes)},
+                             {"s", x(row.s)},
+                             {"conflict", row.conflict}});
+      }
+    }
+    std::size_t more =
+        terms.size() > term_rows.size() ? terms.size() - term_rows.size() : 0;
     return {{"rows", row_names},
             {"items", std::move(items)},
             {"dual", std::move(dual)},
-            {"conflicts", std::move(conflicts)}};
+            {"conflicts", std::move(conflicts)},
+            {"terms", std::move(term_rows)},
+            {"terms_more", more}};
   }
 
   const History& h_;

@@ -3,9 +3,14 @@
 // charts are SVG drawn by that script from data embedded in the page.
 //
 // Contents, in order: the verdict and each checker's explanation; for a
-// linearizability violation, the operations involved on their processes'
-// timelines with key and values; a zoomable timeline of every operation per
-// process (ok / fail / info coloured, nemesis windows shaded and labelled);
+// linearizability violation, its kind and context sentence and the
+// operations involved on their processes' timelines with key, values, the
+// node that served each and their times in seconds, the faults in force
+// shaded behind them; a zoomable timeline of every operation per process
+// (ok / fail / info coloured, nemesis windows shaded and labelled); for lock
+// and election runs the holders chart (overlaps red when unsafe, grey when
+// harmless, tokens granted twice or backwards marked) and the leaders chart
+// with the leaders per term, terms with two leaders marked;
 // latency over time (points and quantile lines) and throughput over time per
 // f, with fault windows shaded; then the cluster, phases, problems, links to
 // the run's files and node logs, and the resolved config.
@@ -73,7 +78,13 @@ std::string ScriptSafeJson(std::string_view json);
 // exposed for tests: {"name","verdict","unit":"us"|"index","end",
 // "lanes":[label...],"fs":[f...],
 // "ops":{"lane":[],"s":[],"e":[],"t":[],"f":[],"d":[]},
-// "faults":[{"f","s","e","label"}], "violation": {...}|null}.
+// "faults":[{"f","s","e","label"}], "violation": {"key","model","state",
+// "summary","kind","at","sentence","ops":[{"index","process","s","e","t",
+// "d","role","node","part"?,"faults"?}],"why","faults":[{"id","kind","s",
+// "e","open","effect"}]}|null, "holds": {"rows","locks","items":[{..,
+// "bad"?,"bad_why"?}],"overlaps":[{"lock","s","e","unsafe","why"}]}|null,
+// "leaders": {"rows","items","dual","conflicts","terms":[{"domain","term",
+// "nodes","s","conflict"}],"terms_more"}|null, "clocks": ...}.
 std::string ReportDataJson(const RunSummary& s,
                            const checkers::History& history,
                            const ReportOptions& options = {});

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
@@ -264,6 +265,40 @@ TEST_CASE("report: structure, verdict first, violation located") {
     }
   }
   CHECK(stale);
+  // The context: the kind, the sentence, the node of each op, the ops the
+  // sentence names, and the partition in force with its window.
+  CHECK(v["kind"] == "stale-read");
+  CHECK(v["at"] == 44000);
+  CHECK(v["sentence"].get<std::string>().rfind(
+            "n1, cut off from the majority since 0.01 s, served 1 at 0.04 s; "
+            "2 had been acknowledged by n2 at 0.03 s.",
+            0) == 0);
+  std::map<std::string, json> parts;
+  for (const auto& op : v["ops"]) {
+    if (op.contains("part")) parts[op["part"].get<std::string>()] = op;
+  }
+  REQUIRE(parts.count("read") == 1);
+  CHECK(parts["read"]["node"] == "n1");
+  CHECK(parts["read"]["faults"] == json::array({0}));
+  REQUIRE(parts.count("written_by") == 1);
+  CHECK(parts["written_by"]["node"] == "n1");
+  CHECK(parts["written_by"]["s"] == 1000);
+  REQUIRE(parts.count("latest_write") == 1);
+  CHECK(parts["latest_write"]["node"] == "n2");
+  CHECK(parts["latest_write"]["e"] == 31000);
+  REQUIRE(parts.count("later_read") == 1);  // not in the checker's window
+  CHECK(parts["later_read"]["role"] == "context");
+  CHECK(parts["later_read"]["s"] == 70000);
+  REQUIRE(v["faults"].size() == 1);
+  CHECK(v["faults"][0]["kind"] == "partition");
+  CHECK(v["faults"][0]["s"] == 14000);
+  CHECK(v["faults"][0]["e"] == 61000);
+  CHECK(v["faults"][0]["open"] == false);
+  CHECK(v["faults"][0]["effect"].get<std::string>().find(
+            "n1 cut off from the majority") != std::string::npos);
+  // The panel's script draws them: the fault band and the node per op.
+  CHECK(html.find("'fault vfault'") != std::string::npos);
+  CHECK(html.find("o.node + ': '") != std::string::npos);
 }
 
 TEST_CASE(
@@ -349,6 +384,83 @@ TEST_CASE("report: lock runs get holders per node with overlaps") {
   // A register run has none.
   History reg = StaleRead();
   CHECK(json::parse(ReportDataJson(s, reg))["holds"].is_null());
+}
+
+TEST_CASE(
+    "report: lock holders mark a token granted twice and judge overlaps") {
+  using E = EventType;
+  const Value lock = Value::String("L");
+  History h;
+  auto add = [&](std::int64_t p, E t, const char* f, Value v, int ms) {
+    Event e = Ev(static_cast<std::int64_t>(h.size()), p, t, f, lock,
+                 std::move(v), ms * 1000000LL);
+    e.node = "n" + std::to_string(p + 1);
+    h.push_back(std::move(e));
+  };
+  // p0 holds token 1; p1 takes token 2 while p0 still holds it (harmless:
+  // p0 writes nothing); later p2 is granted token 2 again (unsafe).
+  add(0, E::kInvoke, "acquire", Value(), 1);
+  add(0, E::kOk, "acquire", Value::Int(1), 2);
+  add(1, E::kInvoke, "acquire", Value(), 3);
+  add(1, E::kOk, "acquire", Value::Int(2), 4);
+  add(0, E::kInvoke, "release", Value(), 6);
+  add(0, E::kOk, "release", Value(), 7);
+  add(1, E::kInvoke, "release", Value(), 8);
+  add(1, E::kOk, "release", Value(), 9);
+  add(2, E::kInvoke, "acquire", Value(), 10);
+  add(2, E::kOk, "acquire", Value::Int(2), 11);
+  RunSummary s;
+  s.name = "lock";
+  json d = json::parse(ReportDataJson(s, h));
+  const json& holds = d["holds"];
+  REQUIRE(holds.is_object());
+  REQUIRE(holds["items"].size() == 3);
+  CHECK_FALSE(holds["items"][0].contains("bad"));
+  CHECK(holds["items"][1]["bad"] == "duplicate");
+  CHECK(holds["items"][2]["bad"] == "duplicate");
+  CHECK(holds["items"][2]["bad_why"] ==
+        "token 2 was granted to p1 at 0.004 s and to p2 at 0.011 s");
+  REQUIRE(holds["overlaps"].size() == 1);
+  CHECK(holds["overlaps"][0]["unsafe"] == false);
+  CHECK(holds["overlaps"][0]["why"] == "p0 wrote nothing after p1 acquired it");
+}
+
+TEST_CASE("report: leaders per term mark a term with two leaders") {
+  using E = EventType;
+  History h;
+  auto observe = [&](std::int64_t p, const char* node, int ms, const char* role,
+                     int term) {
+    Event inv = Ev(static_cast<std::int64_t>(h.size()), p, E::kInvoke,
+                   "observe", Value(), Value(), ms * 1000000LL);
+    inv.node = node;
+    h.push_back(inv);
+    Value v = Value::MakeObject({{"role", Value::String(role)},
+                                 {"term", Value::Int(term)},
+                                 {"leader", Value::String(node)}});
+    Event ok = Ev(static_cast<std::int64_t>(h.size()), p, E::kOk, "observe",
+                  Value(), std::move(v), (ms + 1) * 1000000LL);
+    ok.node = node;
+    h.push_back(ok);
+  };
+  observe(0, "n1", 0, "leader", 4);
+  observe(0, "n1", 100, "leader", 5);
+  observe(2, "n3", 200, "leader", 5);
+  observe(1, "n2", 300, "leader", 6);
+  RunSummary s;
+  s.name = "election";
+  json d = json::parse(ReportDataJson(s, h));
+  const json& l = d["leaders"];
+  REQUIRE(l.is_object());
+  REQUIRE(l["terms"].size() == 3);
+  // The term with two leaders first, marked; then the others by term.
+  CHECK(l["terms"][0]["term"] == 5);
+  CHECK(l["terms"][0]["conflict"] == true);
+  CHECK(l["terms"][0]["nodes"] == json::array({"n1", "n3"}));
+  CHECK(l["terms"][1]["term"] == 4);
+  CHECK(l["terms"][1]["conflict"] == false);
+  CHECK(l["terms"][2]["nodes"] == json::array({"n2"}));
+  CHECK(l["terms_more"] == 0);
+  CHECK(l["conflicts"].size() == 1);
 }
 
 TEST_CASE("report: leader observations give leaders per node with terms") {

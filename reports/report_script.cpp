@@ -2,6 +2,8 @@
 // for this page (no library); plain ES5 so it runs in any browser.
 #include "reports/report_script.h"
 
+#include <string>
+
 namespace faultline::reports {
 
 std::string_view ReportCss() {
@@ -24,12 +26,16 @@ table.facts th{text-align:left;padding-right:14px;font-weight:500;vertical-align
 .controls button{font:inherit;padding:1px 8px}.hint{color:#889;font-size:12px;margin-left:10px}
 #timeline{cursor:grab}.legend span{display:inline-block;margin-right:14px}
 .legend i{display:inline-block;width:10px;height:10px;margin-right:4px;vertical-align:-1px}
-ul.why li{margin:2px 0}footer{margin-top:30px;color:#99a;font-size:12px}
+ul.why li{margin:2px 0}p.vkind{font-weight:600;color:#c9302c;margin:4px 0}p.vcontext{margin:4px 0 8px;padding:4px 10px;border-left:4px solid #c9302c;background:#fdf0ef}
+.chart .vtime{fill:#4a5365;font-size:10.5px}table.terms{border-collapse:collapse;margin:6px 0}table.terms td,table.terms th{padding:1px 10px 1px 0;text-align:left}
+table.terms tr.conflict-term td{color:#c9302c;font-weight:600}
+footer{margin-top:30px;color:#99a;font-size:12px}
 )CSS";
 }
 
-std::string_view ReportScript() {
-  return R"JS(
+namespace {
+
+constexpr char kScriptHead[] = R"JS(
 (function () {
   'use strict';
   var SVGNS = 'http://www.w3.org/2000/svg';
@@ -222,51 +228,6 @@ std::string_view ReportScript() {
     xAxis(svg, sx, TL_TOP + lanes * LANE_H + 2, W);
   }
 
-  // --- holders (lock and election runs) -------------------------------------
-  function drawHolds() {
-    var H0 = D.holds;
-    if (!H0) return;
-    document.getElementById('holds-section').hidden = false;
-    var div = document.getElementById('holds');
-    clear(div);
-    var W = widthOf(div), rows = H0.rows.length, RH = 20, top = 28;
-    var H = top + rows * RH + 28, plotW = W - LEFT - RIGHT;
-    var svg = el('svg', {width: W, height: H, 'class': 'holds'}, div);
-    var k = plotW / (view.hi - view.lo);
-    var sx = function (x) { return LEFT + (x - view.lo) * k; };
-    for (var r = 0; r < rows; r++) {
-      var y = top + r * RH;
-      if (r % 2 === 0) el('rect', {x: LEFT, y: y, width: plotW, height: RH, fill: '#f4f5f8'}, svg);
-      txt(svg, LEFT - 6, y + RH - 6, H0.rows[r], 'lane-label', 'end');
-    }
-    faults(svg, sx, 2, top + rows * RH, true);
-    H0.overlaps.forEach(function (o) {
-      if (o.e < view.lo || o.s > view.hi) return;
-      var a = sx(Math.max(o.s, view.lo)), b = sx(Math.min(o.e, view.hi));
-      var band = el('rect', {x: a, y: top, width: Math.max(2, b - a), height: rows * RH,
-        fill: '#c9302c', 'fill-opacity': 0.25, 'class': 'overlap'}, svg);
-      tip(band, 'two holders of ' + o.lock + ': ' + fmtX(o.s) + ' – ' + fmtX(o.e));
-    });
-    var drawn = 0;
-    H0.items.forEach(function (h) {
-      if (h.e < view.lo || h.s > view.hi) return;
-      var a = sx(Math.max(h.s, view.lo)), b = sx(Math.min(h.e, view.hi));
-      if (drawn > 5000 && b - a < 1) return;
-      drawn++;
-      var y = top + h.row * RH;
-      var bar = el('rect', {x: a, y: y + 3, width: Math.max(1.5, b - a), height: RH - 6,
-        fill: FCOL[h.lock % FCOL.length], 'fill-opacity': 0.75, 'class': 'hold'}, svg);
-      var token = h.token === null ? '' : 'token/term ' + h.token;
-      tip(bar, 'p' + h.p + ' held ' + H0.locks[h.lock] + (token ? ' (' + token + ')' : '') +
-          '\n' + fmtX(h.s) + ' – ' + (h.open ? 'end' : fmtX(h.e)) + ', ended by ' + h.ended);
-      if (h.token !== null && b - a > 28) txt(svg, a + 3, y + RH - 7, String(h.token), 'tick');
-    });
-    xAxis(svg, sx, top + rows * RH + 2, W);
-    var items = H0.locks.map(function (l, i) { return [l, FCOL[i % FCOL.length]]; });
-    items.push(['two holders at once', 'rgba(201,48,44,0.4)']);
-    legend(div, items);
-  }
-
   // --- clock offsets (clock and strobe faults) -------------------------------
   // Each node's fake - real in ms (D.clocks, reports/report_clocks.h); a step
   // is two points at the same x.
@@ -302,57 +263,6 @@ std::string_view ReportScript() {
     });
     xAxis(svg, sx, bottom, W);
     legend(div, C.nodes.map(function (name, i) { return [name, FCOL[i % FCOL.length]]; }));
-  }
-
-  // --- leaders (election runs, leader observations) ---------------------------
-  function drawLeaders() {
-    var L = D.leaders;
-    if (!L) return;
-    document.getElementById('leaders-section').hidden = false;
-    var div = document.getElementById('leaders');
-    clear(div);
-    var W = widthOf(div), rows = L.rows.length, RH = 20, top = 28;
-    var H = top + rows * RH + 28, plotW = W - LEFT - RIGHT;
-    var svg = el('svg', {width: W, height: H, 'class': 'leaders'}, div);
-    var k = plotW / (view.hi - view.lo);
-    var sx = function (x) { return LEFT + (x - view.lo) * k; };
-    for (var r = 0; r < rows; r++) {
-      var y = top + r * RH;
-      if (r % 2 === 0) el('rect', {x: LEFT, y: y, width: plotW, height: RH, fill: '#f4f5f8'}, svg);
-      txt(svg, LEFT - 6, y + RH - 6, L.rows[r], 'lane-label', 'end');
-    }
-    faults(svg, sx, 2, top + rows * RH, true);
-    L.dual.forEach(function (o) {
-      if (o.e < view.lo || o.s > view.hi) return;
-      var a = sx(Math.max(o.s, view.lo)), b = sx(Math.min(o.e, view.hi));
-      var band = el('rect', {x: a, y: top, width: Math.max(2, b - a), height: rows * RH,
-        fill: '#f0ad4e', 'fill-opacity': 0.3, 'class': 'dual'}, svg);
-      tip(band, 'two nodes believed they led: ' + o.what + ', ' + fmtX(o.s) + ' – ' + fmtX(o.e));
-    });
-    var drawn = 0;
-    L.items.forEach(function (h) {
-      if (h.e < view.lo || h.s > view.hi) return;
-      var a = sx(Math.max(h.s, view.lo)), b = sx(Math.min(h.e, view.hi));
-      if (drawn > 5000 && b - a < 1) return;
-      drawn++;
-      var y = top + h.row * RH;
-      var col = h.term === null ? '#888' : FCOL[h.term % FCOL.length];
-      var bar = el('rect', {x: a, y: y + 3, width: Math.max(1.5, b - a), height: RH - 6,
-        fill: col, 'fill-opacity': 0.75, 'class': 'lead'}, svg);
-      tip(bar, L.rows[h.row] + ' led' + (h.term === null ? '' : ' term ' + h.term) + '\n' +
-          fmtX(h.s) + ' – ' + fmtX(h.e));
-      if (h.term !== null && b - a > 28) txt(svg, a + 3, y + RH - 7, 'term ' + h.term, 'tick');
-    });
-    L.conflicts.forEach(function (c) {
-      if (c.s < view.lo || c.s > view.hi) return;
-      var x = sx(c.s);
-      var m = el('line', {x1: x, x2: x, y1: top - 4, y2: top + rows * RH, stroke: '#c9302c',
-        'stroke-width': 2, 'class': 'conflict'}, svg);
-      tip(m, 'term ' + c.term + ' claimed by ' + c.nodes + ' (' + c.domain + ')');
-    });
-    xAxis(svg, sx, top + rows * RH + 2, W);
-    legend(div, [['bar colour: term', '#1f77b4'], ['two believed leaders at once', 'rgba(240,173,78,0.5)'],
-                 ['a term with two leaders', '#c9302c']]);
   }
 
   // --- latency ----------------------------------------------------------------
@@ -479,70 +389,9 @@ std::string_view ReportScript() {
     legend(div, D.fs.map(function (f, i) { return [f + ' ok/s', FCOL[i % FCOL.length]]; }));
   }
 
-  // --- the violation ----------------------------------------------------------
-  function violationRange() {
-    var v = D.violation, lo = Infinity, hi = -Infinity;
-    v.ops.forEach(function (o) { lo = Math.min(lo, o.s); hi = Math.max(hi, o.e); });
-    return {lo: lo, hi: hi};
-  }
-  var ROLE = {rejected: ['#d9534f', 'cannot take effect here'],
-              stuck: ['#f0ad4e', 'could not be placed next'],
-              prefix: ['#8fb8de', 'linearized (end of the longest prefix)'],
-              window: ['#c9ced8', 'concurrent']};
-  function drawViolation() {
-    var v = D.violation;
-    if (!v) return;
-    var sec = document.getElementById('violation');
-    sec.hidden = false;
-    var div = document.getElementById('violation-chart');
-    clear(div);
-    var p = html('p', div);
-    html('b', p, 'key ' + v.key);
-    p.appendChild(document.createTextNode(' · model ' + v.model +
-        ' · state after the longest linearizable prefix: ' + v.state));
-    html('p', div, v.summary, 'summary');
-    var ul = html('ul', div, null, 'why');
-    v.why.forEach(function (w) { html('li', ul, 'event ' + w.index + ': ' + w.why); });
-    if (!v.ops.length) return;
-    var procs = [];
-    v.ops.forEach(function (o) { if (procs.indexOf(o.process) < 0) procs.push(o.process); });
-    procs.sort(function (a, b) { return a - b; });
-    var r = violationRange(), pad = Math.max(1, (r.hi - r.lo) * 0.04);
-    var lo = r.lo - pad, hi = r.hi + pad;
-    var W = widthOf(div), LH = 38, top = 8, plotW = W - LEFT - RIGHT - 180;
-    var H = top + procs.length * LH + 30;
-    var svg = el('svg', {width: W, height: H, 'class': 'violation'}, div);
-    var sx = function (x) { return LEFT + (x - lo) / (hi - lo) * plotW; };
-    procs.forEach(function (pr, i) {
-      var y = top + i * LH;
-      if (i % 2 === 0) el('rect', {x: LEFT, y: y, width: plotW + 180, height: LH, fill: '#f4f5f8'}, svg);
-      txt(svg, LEFT - 6, y + LH - 10, 'p' + pr, 'lane-label', 'end');
-    });
-    v.ops.forEach(function (o) {
-      var y = top + procs.indexOf(o.process) * LH;
-      var a = sx(o.s), b = sx(o.e);
-      var bar = el('rect', {x: a, y: y + LH - 16, width: Math.max(3, b - a), height: 10,
-        fill: ROLE[o.role][0], stroke: o.role === 'rejected' ? '#7a1512' : 'none',
-        'stroke-width': 1.5, 'class': 'vop ' + o.role}, svg);
-      tip(bar, 'p' + o.process + ' ' + o.d + '\nevent ' + o.index + ', ' + ROLE[o.role][1] +
-          '\n' + fmtX(o.s) + ' – ' + fmtX(o.e));
-      var label = o.d, maxc = Math.max(14, Math.floor(Math.max(b - a, 170) / 6.2));
-      if (label.length > maxc) label = label.slice(0, maxc - 1) + '…';
-      var t = txt(svg, a, y + LH - 20, label, 'vlabel');
-      if (o.role === 'rejected') t.setAttribute('font-weight', '700');
-    });
-    var saved = {lo: view.lo, hi: view.hi};
-    view.lo = lo; view.hi = hi;
-    xAxis(svg, sx, top + procs.length * LH + 2, LEFT + plotW + RIGHT);
-    view.lo = saved.lo; view.hi = saved.hi;
-    legend(div, Object.keys(ROLE).map(function (k) { return [ROLE[k][1], ROLE[k][0]]; }));
-    var btn = html('button', div, 'show this window in the timeline');
-    btn.addEventListener('click', function () {
-      setView(lo - (hi - lo), hi + (hi - lo));
-      document.getElementById('timeline-section').scrollIntoView();
-    });
-  }
+)JS";
 
+constexpr char kScriptTail[] = R"JS(
   // --- view and interaction -----------------------------------------------
   var pending = false;
   function redraw() {
@@ -606,6 +455,14 @@ std::string_view ReportScript() {
   }
 })();
 )JS";
+
+}  // namespace
+
+std::string_view ReportScript() {
+  static const std::string script = std::string(kScriptHead) +
+                                    std::string(ReportPanelsScript()) +
+                                    kScriptTail;
+  return script;
 }
 
 }  // namespace faultline::reports
