@@ -3,7 +3,12 @@
 
 usage: report_histories.py KIND OUT
   valid    ~2,000 ops on 3 keys with partitions and a kill, linearizable
-  invalid  a stale read whose value is an injected-script payload
+  invalid  a stale read whose value is an injected-script payload, during
+           a partition that cuts its node off from the majority
+  lock     holds of one lock: an overlap that fencing made harmless (the
+           store rejects the paused holder's stale token) and a token
+           granted twice
+  election three nodes' observations: n1 and n3 both lead term 5
   big      100,000 ops (10 workers on their own keys), linearizable
 
 Deterministic: the same KIND always gives the same bytes.
@@ -127,6 +132,76 @@ def invalid():
     ]
 
 
+def lock():
+    s = 1_000_000_000
+
+    def op(p, node, f, key, t0, t1, ok_value, inv_value=None, typ="ok",
+           error=None, extra=None):
+        inv = {"type": "invoke", "process": p, "f": f, "key": key,
+               "value": inv_value, "time": int(t0 * s), "node": node}
+        if extra:
+            inv.update(extra)
+        done = {"type": typ, "process": p, "f": f, "key": key,
+                "value": ok_value, "time": int(t1 * s), "node": node}
+        if error:
+            done["error"] = error
+        return [(t0, inv), (t1, done)]
+
+    fenced = {"fenced": True, "lock": "l"}
+    timed = []
+    # p0 on n1 holds token 1, is paused, and writes with it after p1 took
+    # token 2: the store rejects it (harmless overlap).
+    timed += op(0, "n1", "acquire", "l", 1.00, 1.05, 1)
+    timed += op(0, "n1", "resource-write", "r", 1.10, 1.15, None, [1, "a"],
+                extra=fenced)
+    timed += op(1, "n2", "acquire", "l", 1.95, 2.00, 2)
+    timed += op(1, "n2", "resource-write", "r", 2.05, 2.10, None, [2, "b"],
+                extra=fenced)
+    timed += op(0, "n1", "resource-write", "r", 2.30, 2.32, None, [1, "c"],
+                typ="fail", error="fenced", extra=fenced)
+    timed += op(1, "n2", "release", "l", 2.50, 2.52, None)
+    timed += op(0, "n1", "release", "l", 2.60, 2.62, None)
+    # p2 and p3 are both granted token 3: unsafe.
+    timed += op(2, "n3", "acquire", "l", 3.00, 3.05, 3)
+    timed += op(2, "n3", "release", "l", 3.50, 3.52, None)
+    timed += op(3, "n2", "acquire", "l", 4.00, 4.05, 3)
+    timed += op(3, "n2", "release", "l", 4.50, 4.52, None)
+    timed.append((1.50, {"type": "invoke", "process": "nemesis",
+                         "f": "start-pause", "value": None,
+                         "time": int(1.50 * s)}))
+    timed.append((1.501, nemesis(int(1.501 * s), "start-pause",
+                                 {"kind": "pause", "nodes": ["n1"]})))
+    timed.append((2.25, {"type": "invoke", "process": "nemesis",
+                         "f": "stop-pause", "value": None,
+                         "time": int(2.25 * s)}))
+    timed.append((2.251, nemesis(int(2.251 * s), "stop-pause",
+                                 {"kind": "pause"})))
+    timed.sort(key=lambda x: x[0])
+    return [e for _, e in timed]
+
+
+def election():
+    s = 1_000_000_000
+    ev = []
+    obs = [  # (time, node, role, term, leader)
+        (0.50, "n1", "leader", 4, "n1"), (0.55, "n2", "follower", 4, "n1"),
+        (1.00, "n1", "leader", 5, "n1"), (1.10, "n2", "follower", 5, "n1"),
+        (1.60, "n3", "leader", 5, "n3"), (2.00, "n1", "leader", 5, "n1"),
+        (2.50, "n3", "leader", 5, "n3"), (3.00, "n2", "leader", 6, "n2"),
+        (3.40, "n1", "follower", 6, "n2"), (3.50, "n3", "follower", 6, "n2"),
+        (4.00, "n2", "leader", 6, "n2"),
+    ]
+    procs = {"n1": 10, "n2": 11, "n3": 12}
+    for t, node, role, term, leader in obs:
+        p = procs[node]
+        ev.append({"type": "invoke", "process": p, "f": "observe",
+                   "value": None, "time": int(t * s), "node": node})
+        ev.append({"type": "ok", "process": p, "f": "observe",
+                   "value": {"role": role, "term": term, "leader": leader},
+                   "time": int((t + 0.002) * s), "node": node})
+    return ev
+
+
 def main():
     kind, path = sys.argv[1], sys.argv[2]
     with open(path, "w") as out:
@@ -135,6 +210,10 @@ def main():
                 550 * 1_000_000, 140 * 1_000_000, 50 * 1_000_000))
         elif kind == "invalid":
             events = invalid()
+        elif kind == "lock":
+            events = lock()
+        elif kind == "election":
+            events = election()
         elif kind == "big":
             events = sequential_keys(100_000, 10, 2, faults_every(
                 17_000 * 1_000_000, 2_500 * 1_000_000, 800 * 1_000_000))
