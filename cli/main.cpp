@@ -53,10 +53,13 @@ int main(int argc, char** argv) {
   AddListCommand(app, exit_code);
   AddReportCommand(app, exit_code);
   AddSuiteCommand(app, exit_code);
-  // Help text ends with a newline, so nothing printed after it joins its
-  // last line.
+  // Each subcommand's help names the global flags, which CLI11 lists only
+  // in the top-level help, and ends with a newline, so nothing printed
+  // after it joins its last line.
   for (CLI::App* sub : app.get_subcommands({})) {
-    sub->footer(sub->get_footer() + "\n");
+    sub->footer(sub->get_footer() +
+                "\n\nGlobal flags work here too: -q/--quiet, -v/--verbose, "
+                "--color auto|always|never\n(see 'faultline --help').\n");
   }
   try {
     app.parse(argc, argv);
