@@ -15,7 +15,9 @@ expect_rc() {  # expect_rc RC PATTERN CMD...: exit code RC, PATTERN in out+err
   local rc=$?
   set -e
   [ "$rc" -eq "$want" ] || { cat "$WORK/out" "$WORK/err"; fail "'$*' exited $rc, expected $want"; }
-  cat "$WORK/out" "$WORK/err" | grep -qE -- "$pattern" ||
+  # grep reads the files itself: `cat | grep -q` under pipefail fails when
+  # grep stops at its first match and cat gets SIGPIPE.
+  grep -qE -- "$pattern" "$WORK/out" "$WORK/err" ||
     { cat "$WORK/out" "$WORK/err"; fail "'$*': output does not match $pattern"; }
 }
 

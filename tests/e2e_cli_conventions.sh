@@ -192,7 +192,7 @@ plain() { sed "s/${ESC}\[[0-9;]*[A-Za-z]//g; s/\r//g" "$1"; }  # without escapes
 on_tty "$WORK/tty.txt" env -u NO_COLOR "$F" run "$cfg" "${RUNARGS[@]}"
 [ "$RC" -eq 0 ] || { cat "$WORK/tty.txt"; fail "run on a terminal exited $RC"; }
 grep -q "${ESC}\[32m" "$WORK/tty.txt" || { cat -v "$WORK/tty.txt"; fail "no colour on a terminal"; }
-plain "$WORK/tty.txt" | grep -q "^[0-9:]\{8\} I faultline .*run .* of cli-conventions" || fail "no info line on a terminal"
+grep -q "^[0-9:]\{8\} I faultline .*run .* of cli-conventions" <(plain "$WORK/tty.txt") || fail "no info line on a terminal"
 # NO_COLOR and -v (after the config): debug lines, no colour codes.
 on_tty "$WORK/nocolor.txt" env NO_COLOR=1 "$F" run "$cfg" "${RUNARGS[@]}" -v
 [ "$RC" -eq 0 ] || { cat "$WORK/nocolor.txt"; fail "NO_COLOR -v run exited $RC"; }
@@ -202,7 +202,7 @@ grep -q "colour off" "$WORK/nocolor.txt" || fail "-v's debug line does not say c
 # --quiet on a terminal: no info lines, no status line; the verdict stays.
 on_tty "$WORK/quiet.txt" env -u NO_COLOR "$F" -q run "$cfg" "${RUNARGS[@]}"
 [ "$RC" -eq 0 ] || { cat "$WORK/quiet.txt"; fail "quiet run exited $RC"; }
-plain "$WORK/quiet.txt" | grep -qE "^[0-9:]{8} [ID] " && { cat -v "$WORK/quiet.txt"; fail "--quiet printed info or debug lines"; }
+grep -qE "^[0-9:]{8} [ID] " <(plain "$WORK/quiet.txt") && { cat -v "$WORK/quiet.txt"; fail "--quiet printed info or debug lines"; }
 grep -q "${ESC}\[K" "$WORK/quiet.txt" && { cat -v "$WORK/quiet.txt"; fail "--quiet drew the status line"; }
 grep -q "cli-conventions: valid" "$WORK/quiet.txt" || { cat -v "$WORK/quiet.txt"; fail "--quiet hid the verdict"; }
 q_run=$(readlink -f "$STORE/cli-conventions/latest")
