@@ -13,11 +13,28 @@ std::string_view ReportPanelsScript() {
   // D.violation: the checker's failure (reports/report_data.cpp) with its
   // context: kind, sentence, the ops it names (with their nodes) and the
   // faults in force, shaded behind the ops as on the timeline.
+  // The window of the search's ops; the context's ops widen it by at most
+  // its own span (those further off are drawn at its edge).
   function violationRange() {
     var v = D.violation, lo = Infinity, hi = -Infinity;
-    v.ops.forEach(function (o) { lo = Math.min(lo, o.s); hi = Math.max(hi, o.e); });
+    v.ops.forEach(function (o) {
+      if (o.role !== 'context') { lo = Math.min(lo, o.s); hi = Math.max(hi, o.e); }
+    });
+    if (lo === Infinity) {
+      v.ops.forEach(function (o) { lo = Math.min(lo, o.s); hi = Math.max(hi, o.e); });
+      return {lo: lo, hi: hi};
+    }
+    var span = Math.max(hi - lo, US ? 1000 : 1), a = lo - span, b = hi + span;
+    v.ops.forEach(function (o) {
+      if (o.role !== 'context') return;
+      if (o.s >= a) lo = Math.min(lo, o.s);
+      if (o.e <= b) hi = Math.max(hi, o.e);
+    });
     return {lo: lo, hi: hi};
   }
+  // Seconds with milliseconds in the panel (the ops of a violation are
+  // often a few ms apart), events without times.
+  function vsec(x) { return US ? (x / 1e6).toFixed(3) + ' s' : 'event ' + Math.round(x); }
   var ROLE = {rejected: ['#d9534f', 'cannot take effect here'],
               stuck: ['#f0ad4e', 'could not be placed next'],
               prefix: ['#8fb8de', 'linearized (end of the longest prefix)'],
@@ -50,7 +67,7 @@ std::string_view ReportPanelsScript() {
     view.lo = lo; view.hi = hi;  // fmtX picks its decimals from the view
     if (v.kind) {
       html('p', div, (KIND[v.kind] || v.kind) + ' on key ' + v.key +
-          (v.at === null ? '' : ' at ' + fmtX(v.at)), 'vkind');
+          (v.at === null ? '' : ' at ' + vsec(v.at)), 'vkind');
     }
     if (v.sentence) html('p', div, v.sentence, 'vcontext');
     var p = html('p', div);
@@ -84,28 +101,35 @@ std::string_view ReportPanelsScript() {
       var a = sx(Math.max(f.s, lo)), b = sx(Math.min(f.e, hi));
       var band = el('rect', {x: a, y: top, width: Math.max(2, b - a), height: procs.length * LH,
         fill: faultColor(f.kind), 'fill-opacity': 0.16, 'class': 'fault vfault'}, svg);
-      tip(band, f.kind + ': ' + f.effect + '\n' + fmtX(f.s) + ' – ' + (f.open ? 'end' : fmtX(f.e)));
-      txt(svg, a + 2, top - 5, f.kind + ' from ' + fmtX(f.s), 'fault-label');
+      tip(band, f.kind + ': ' + f.effect + '\n' + vsec(f.s) + ' – ' + (f.open ? 'end' : vsec(f.e)));
+      txt(svg, a + 2, top - 5, f.kind + ' from ' + vsec(f.s), 'fault-label');
     });
-    v.ops.forEach(function (o) {
-      var y = top + procs.indexOf(o.process) * LH;
-      var a = sx(o.s), b = sx(o.e);
+    var labelEnd = {};  // per lane: where the last label ends
+    var order = v.ops.slice().sort(function (x, y) { return x.s - y.s; });
+    order.forEach(function (o) {
+      var lane = procs.indexOf(o.process), y = top + lane * LH;
+      var off = o.e < lo ? '← ' : o.s > hi ? '→ ' : '';  // beyond the window
+      var a = sx(Math.max(lo, Math.min(hi, o.s))), b = sx(Math.max(lo, Math.min(hi, o.e)));
       var bar = el('rect', {x: a, y: y + LH - 14, width: Math.max(3, b - a), height: 10,
         fill: ROLE[o.role][0], stroke: o.role === 'rejected' ? '#7a1512' : 'none',
         'stroke-width': 1.5, 'class': 'vop ' + o.role}, svg);
       var under = (o.faults || []).map(function (id) { return names[id] || 'fault'; });
       var part = o.part ? partOf(v, o) : '';
       tip(bar, 'p' + o.process + (o.node ? ' on ' + o.node : '') + ' ' + o.d + '\nevent ' +
-          o.index + ', ' + ROLE[o.role][1] + (part ? '; ' + part : '') + '\n' + fmtX(o.s) +
-          ' – ' + fmtX(o.e) + (under.length ? '\nduring: ' + under.join(', ') : ''));
-      var label = (o.node ? o.node + ': ' : '') + o.d;
+          o.index + ', ' + ROLE[o.role][1] + (part ? '; ' + part : '') + '\n' + vsec(o.s) +
+          ' – ' + vsec(o.e) + (under.length ? '\nduring: ' + under.join(', ') : ''));
+      // Labels that would run into the lane's previous one are left to the
+      // tooltip, unless the op is the rejected one or named by the sentence.
+      if (labelEnd[lane] !== undefined && a < labelEnd[lane] && o.role !== 'rejected' && !part) return;
+      var label = off + (o.node ? o.node + ': ' : '') + o.d;
       var maxc = Math.max(14, Math.floor(Math.max(b - a, 170) / 6.2));
       if (label.length > maxc) label = label.slice(0, maxc - 1) + '…';
       var t = txt(svg, a, y + 14, label, 'vlabel');
       if (o.role === 'rejected') t.setAttribute('font-weight', '700');
-      var when = fmtX(o.s) + ' – ' + fmtX(o.e) + (part ? ' · ' + part : '') +
+      var when = vsec(o.s) + ' – ' + vsec(o.e) + (part ? ' · ' + part : '') +
           (under.length ? ' · during ' + under.join(', ') : '');
       txt(svg, a, y + 27, when, 'vtime');
+      labelEnd[lane] = a + 6 * Math.max(label.length, when.length) + 8;
     });
     xAxis(svg, sx, top + procs.length * LH + 2, LEFT + plotW + RIGHT);
     var items = Object.keys(ROLE).map(function (k) { return [ROLE[k][1], ROLE[k][0]]; });

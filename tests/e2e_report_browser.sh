@@ -155,13 +155,13 @@ grep -q '<title>report-invalid — invalid — faultline</title>' "$dom" || fail
 # shaded behind the ops.
 section "$dom" violation >"$WORK/violation.html"
 v="$WORK/violation.html"
-grep -q '<p class="vkind">Stale read on key "k0" at 0\.0440 s</p>' "$v" || fail "invalid: the panel does not name the kind"
+grep -q '<p class="vkind">Stale read on key "k0" at 0\.044 s</p>' "$v" || fail "invalid: the panel does not name the kind"
 grep -q '<p class="vcontext">n1, cut off from the majority since 0\.01 s, served 1 at 0\.04 s; ' "$v" \
   || fail "invalid: the panel does not lead with the context sentence"
 grep -q 'class="vlabel"[^>]*>n1: read → 1<' "$v" || fail "invalid: the stale read's node is not shown"
 grep -q 'class="vlabel"[^>]*>n2: write ' "$v" || fail "invalid: the overwriting write's node is not shown"
 grep -q 'class="vlabel"[^>]*>n1: write 1<' "$v" || fail "invalid: the write of the stale value is not shown"
-grep -q 'class="vtime">0\.0400 s – 0\.0440 s · served the stale value · during partition<' "$v" \
+grep -q 'class="vtime">0\.040 s – 0\.044 s · served the stale value · during partition<' "$v" \
   || fail "invalid: the stale read's times in seconds are not shown"
 grep -q 'newest write acknowledged before the read' "$v" || fail "invalid: the overwrite is not named"
 grep -q '<rect[^>]*class="fault vfault"><title>partition: n1 cut off from the majority' "$v" \
