@@ -69,7 +69,6 @@ work="$(mktemp -d /tmp/faultline-nightly-docker.XXXXXX)"
 index="$work/active"
 mkdir -p "$index"
 
-FAULTLINE_SOURCE_DIR="$root"
 # shellcheck source=../tests/lib_docker.sh
 source "$root/tests/lib_docker.sh"
 

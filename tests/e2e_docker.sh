@@ -189,6 +189,8 @@ for kind in partition pause kill; do
 done
 grep -q '"kind":"process".*"container":"faultline-n' "$erun/ledger.jsonl" ||
   fail "etcd: no process entry for a container in the ledger"
+grep -q '"kind":"iptables".*"container":"faultline-n' "$erun/ledger.jsonl" ||
+  fail "etcd: no iptables entry for a container in the ledger"
 grep -q '"kind":"closed"' "$erun/ledger.jsonl" || fail "etcd: the run did not close its ledger"
 check_clean "after the etcd run"
 [ -s "$erun/nodes/n1/etcd.log" ] || fail "n1's etcd log was not collected"

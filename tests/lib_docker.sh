@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Helpers for runs against Docker containers on a PRIVATE docker engine
 # (sourced, not run), shared by tests/e2e_docker.sh and
 # scripts/nightly-docker.sh. Needs root, docker.io (dockerd, docker).
