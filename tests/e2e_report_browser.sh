@@ -14,8 +14,7 @@
 # python3; not root.
 source "$(dirname "$0")/lib.sh"
 require_tool python3
-CHROMIUM="$(command -v chromium || command -v chromium-browser || true)"
-[ -n "$CHROMIUM" ] || fail "this test needs chromium (apt-get install -y chromium, or scripts/install-deps.sh)"
+source "$(dirname "$0")/lib_browser.sh"
 setup_workdir
 ART="${FAULTLINE_ARTIFACT_DIR:-$(dirname "$FAULTLINE_BIN")/report-artifacts}"
 mkdir -p "$ART"
@@ -42,16 +41,6 @@ EOF
   python3 "$GEN" "$2" "$dir/history.jsonl"
   echo "node log of n1 <b>not markup</b>" >"$dir/nodes/n1/etcd.log"
   echo "$dir"
-}
-
-# chrome ARGS...: headless Chromium with a fresh profile, no network.
-chrome() {
-  local profile
-  profile="$(mktemp -d "$WORK/profile.XXXXXX")"
-  timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run \
-    --disable-background-networking --disable-component-update --disable-sync \
-    --user-data-dir="$profile" --host-resolver-rules="MAP * ~NOTFOUND" \
-    --allow-file-access-from-files "$@" 2>>"$WORK/chromium.err"
 }
 
 valid=$(make_run report-valid valid)
