@@ -39,9 +39,13 @@ void Count(PhaseCounts& c, EventType t) {
   }
 }
 
+// A compare that did not match is an answer, not an error: a `fail`
+// without error, or with the error "mismatch" that every target's client
+// writes for it.
 bool IsError(const Op& op) {
   return op.type == EventType::kInfo ||
-         (op.type == EventType::kFail && !op.error.empty());
+         (op.type == EventType::kFail && !op.error.empty() &&
+          op.error != "mismatch");
 }
 
 std::optional<std::int64_t> Number(const Value& v) {

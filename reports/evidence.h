@@ -25,9 +25,10 @@
 //   the window's end and completed (or, uncompleted, stayed open) at or
 //   after its start; "outside" holds those in no window. Without times,
 //   event indices take their place.
-// - Errors: `info` completions and `fail` completions that carry `error`
-//   (a compare-and-set whose compare did not match fails without one and is
-//   no error). Timeouts: errors whose `error` contains "timeout".
+// - Errors: `info` completions and `fail` completions that carry `error`,
+//   except the error "mismatch" (a compare-and-set whose compare did not
+//   match, as every target's client writes it, is an answer, not an
+//   error). Timeouts: errors whose `error` contains "timeout".
 // - Leader changes: every ok `observe` completion with a leader names a
 //   (term, leader); the first sighting of each term (of each leader name
 //   when no term is given), after the first of the run, is a change at that

@@ -170,6 +170,23 @@ TEST_CASE("evidence: errors bite only above the share outside faults") {
   CHECK(e.faults[0].errors == 1);
   CHECK_FALSE(e.faults[0].bit);
   CHECK(e.weak);
+
+  // Compares that did not match are answers: outside, 50 mismatches and no
+  // error; in the window one timeout of 11: it bit.
+  H m;
+  m.Reads(0, 0, 100);
+  for (int i = 0; i < 50; ++i)
+    m.Op(1, "cas", 100 + i, 100 + i, "fail", "mismatch");
+  m.Nemesis("start-kill", 200, "{\"nodes\":[\"n3\"]}")
+      .Reads(0, 210, 10)
+      .Op(0, "read", 240, 240, "info", "timeout")
+      .Nemesis("stop-kill", 300, "{}");
+  Evidence me = ComputeEvidence(m.Build());
+  REQUIRE(me.faults.size() == 1);
+  CHECK(me.faults[0].errors == 1);
+  CHECK(me.faults[0].bit);
+  CHECK(me.faults[0].signs.front() ==
+        "1 of 11 requests failed or timed out (9.1 % vs 0.0 % outside faults)");
 }
 
 TEST_CASE("evidence: leader changes, clock offsets, a failed start") {
