@@ -236,8 +236,14 @@ std::string StatsRowSummary(const Evidence& e) {
            std::to_string(c.info) + " info";
   };
   std::string out = counts(e.workload);
-  if (e.final_reads.total() > 0)
-    out += "; final reads " + counts(e.final_reads);
+  if (e.final_reads.total() > 0) {
+    // Zero fail and info left out, so the row fits 100 columns.
+    const PhaseCounts& f = e.final_reads;
+    std::string fr = std::to_string(f.ok) + " ok";
+    if (f.fail > 0) fr += ", " + std::to_string(f.fail) + " fail";
+    if (f.info > 0) fr += ", " + std::to_string(f.info) + " info";
+    out += "; final reads " + fr;
+  }
   if (e.observer.total() > 0)
     out += "; observer reads " + std::to_string(e.observer.total());
   return out;

@@ -107,9 +107,9 @@ std::string TextSummary(const RunSummary& s, bool per_checker = true);
 // the final reads and observer reads apart and labelled (StatsRowSummary).
 std::string SummaryTable(const RunSummary& s, const std::string& report_path);
 
-// "8455 ok, 12 fail, 31 info; final reads 5 ok, 0 fail, 0 info; observer
-// reads 300": the workload's counts, then the final and observer reads when
-// there were any.
+// "8455 ok, 12 fail, 31 info; final reads 5 ok; observer reads 300": the
+// workload's counts, then the final reads (their fail and info when not 0)
+// and the observer reads, when there were any.
 std::string StatsRowSummary(const Evidence& e);
 
 }  // namespace faultline::reports
