@@ -3,6 +3,7 @@
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <ctime>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -51,20 +53,33 @@ std::string IsoNow() {
   return buf;
 }
 
-// Console plus the run's own log file, for the duration of one run.
+// Console plus the run's own log file, for the duration of one run. The
+// console (stderr) shows warnings and up at verbosity -1, info at 0, debug
+// at 1, in colour only when `color`; the file always gets info and up,
+// never in colour.
 class RunLogger {
  public:
-  explicit RunLogger(const std::string& log_path) {
+  RunLogger(const std::string& log_path, int verbosity, bool color) {
     previous_ = spdlog::default_logger();
-    auto console = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
+    auto console = std::make_shared<spdlog::sinks::stderr_color_sink_mt>(
+        color ? spdlog::color_mode::always : spdlog::color_mode::never);
     console->set_pattern("%^%H:%M:%S %L%$ %v");
+    const spdlog::level::level_enum console_level =
+        verbosity < 0   ? spdlog::level::warn
+        : verbosity > 0 ? spdlog::level::debug
+                        : spdlog::level::info;
+    console->set_level(console_level);
     auto file = std::make_shared<spdlog::sinks::basic_file_sink_mt>(log_path);
     file->set_pattern("%Y-%m-%dT%H:%M:%S.%e %l [%t] %v");
+    file->set_level(spdlog::level::info);
     auto logger = std::make_shared<spdlog::logger>(
         "faultline", spdlog::sinks_init_list{console, file});
-    logger->set_level(spdlog::level::info);
+    logger->set_level(std::min(console_level, spdlog::level::info));
     logger->flush_on(spdlog::level::info);
     spdlog::set_default_logger(logger);
+    spdlog::debug("console log: level {}, colour {}; {} gets info and up",
+                  spdlog::level::to_string_view(console_level),
+                  color ? "on" : "off", log_path);
   }
   ~RunLogger() { spdlog::set_default_logger(previous_); }
 
@@ -72,24 +87,129 @@ class RunLogger {
   std::shared_ptr<spdlog::logger> previous_;
 };
 
-// The live status line: rewritten in place on a terminal, a log line every
-// 10 s otherwise. `nodes_up` (may be empty) adds "nodes up N/M".
-std::function<void(const std::string&)> StatusPrinter(
-    std::function<std::string()> nodes_up) {
-  bool tty = isatty(STDOUT_FILENO) != 0;
-  auto last = std::make_shared<Clock::time_point>(Clock::now());
-  return [tty, last, nodes_up](const std::string& status) {
-    bool due = tty || Clock::now() - *last >= std::chrono::seconds(10);
-    if (!due) return;
-    std::string line = status;
-    if (nodes_up) line += "  " + nodes_up();
-    if (tty) {
-      std::printf("\r\033[K%s", line.c_str());
+// The live status line on a terminal's stdout, and the log lines that
+// interrupt it. Show rewrites the line in place ("\r\033[K", cut to the
+// terminal's width so it never wraps); a log line written through
+// UnderStatusSink first clears it, then the line is drawn again below the
+// log line, all under one mutex, so no log line is ever glued to the end of
+// the status text. End moves below the last status (a newline) and stops
+// drawing. Disabled (no terminal, or --quiet/--json: `status_line` false),
+// it draws nothing and leaves log lines alone.
+class StatusLine {
+ public:
+  explicit StatusLine(bool enabled) : enabled_(enabled) {}
+  bool enabled() const { return enabled_; }
+
+  void Show(const std::string& text) {
+    if (!enabled_) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    text_ = Cut(text);
+    shown_ = true;
+    Draw();
+  }
+
+  void End() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (shown_) {
+      std::fputs("\n", stdout);
       std::fflush(stdout);
-    } else {
-      *last = Clock::now();
-      spdlog::info("{}", line);
     }
+    shown_ = false;
+  }
+
+  // Runs `write` (a log line to stderr) with the status line out of its way.
+  template <typename F>
+  void Around(F&& write) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (shown_) {
+      std::fputs("\r\033[K", stdout);
+      std::fflush(stdout);
+    }
+    write();
+    if (shown_) Draw();
+  }
+
+ private:
+  void Draw() {
+    std::fputs(("\r\033[K" + text_).c_str(), stdout);
+    std::fflush(stdout);
+  }
+  static std::string Cut(std::string text) {
+    winsize ws{};
+    std::size_t width = 100;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1)
+      width = ws.ws_col;
+    if (text.size() >= width) text.resize(width - 1);
+    return text;
+  }
+
+  const bool enabled_;
+  std::mutex mu_;
+  bool shown_ = false;
+  std::string text_;
+};
+
+// A console sink that writes each log line with the status line cleared
+// first and drawn again after (StatusLine::Around).
+class UnderStatusSink : public spdlog::sinks::sink {
+ public:
+  UnderStatusSink(std::shared_ptr<spdlog::sinks::sink> inner,
+                  std::shared_ptr<StatusLine> status)
+      : inner_(std::move(inner)), status_(std::move(status)) {
+    set_level(inner_->level());
+  }
+  void log(const spdlog::details::log_msg& msg) override {
+    if (!inner_->should_log(msg.level)) return;
+    status_->Around([&] {
+      inner_->log(msg);
+      inner_->flush();
+    });
+  }
+  void flush() override { inner_->flush(); }
+  void set_pattern(const std::string& pattern) override {
+    inner_->set_pattern(pattern);
+  }
+  void set_formatter(std::unique_ptr<spdlog::formatter> f) override {
+    inner_->set_formatter(std::move(f));
+  }
+
+ private:
+  std::shared_ptr<spdlog::sinks::sink> inner_;
+  std::shared_ptr<StatusLine> status_;
+};
+
+// Puts every console sink of the default logger (every sink but the run's
+// log file) under `status`. Called before any other thread of the run logs.
+void PutConsoleUnderStatus(const std::shared_ptr<StatusLine>& status) {
+  if (!status->enabled()) return;
+  for (auto& sink : spdlog::default_logger()->sinks()) {
+    if (std::dynamic_pointer_cast<spdlog::sinks::basic_file_sink_mt>(sink))
+      continue;
+    sink = std::make_shared<UnderStatusSink>(sink, status);
+  }
+}
+
+// The interpreter's status: drawn in place on the status line when it is
+// enabled; otherwise a log line every 10 s, and the first "waiting for"
+// line at once. `nodes_up` (may be empty) adds "nodes up N/M".
+std::function<void(const std::string&)> StatusPrinter(
+    std::shared_ptr<StatusLine> status, std::function<std::string()> nodes_up) {
+  auto last = std::make_shared<Clock::time_point>(Clock::now());
+  auto waiting_logged = std::make_shared<bool>(false);
+  return [status, last, waiting_logged, nodes_up](const std::string& text) {
+    std::string line = text;
+    if (nodes_up) line += "  " + nodes_up();
+    if (status->enabled()) {
+      status->Show(line);
+      return;
+    }
+    bool waiting = text.find("waiting for") != std::string::npos;
+    bool due = Clock::now() - *last >= std::chrono::seconds(10) ||
+               (waiting && !*waiting_logged);
+    if (!due) return;
+    *last = Clock::now();
+    *waiting_logged = *waiting_logged || waiting;
+    spdlog::info("{}", line);
   };
 }
 
@@ -222,7 +342,13 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
   }
   const std::string dir = std::filesystem::absolute(run_dir->path).string();
   run_dir->path = dir;
-  RunLogger logger(dir + "/" + harness::kLogFile);
+  RunLogger logger(dir + "/" + harness::kLogFile, options.verbosity,
+                   options.color);
+  // The live status line (stdout on a terminal, unless --quiet or --json):
+  // log lines clear it before they are written.
+  auto status_line = std::make_shared<StatusLine>(options.status_line &&
+                                                  isatty(STDOUT_FILENO) != 0);
+  PutConsoleUnderStatus(status_line);
   spdlog::info("faultline {} (commit {}): run {} of {} (seed {}) in {}",
                BuildVersion(), BuildCommit(), run_dir->run_id, spec.name,
                spec.seed, dir);
@@ -396,25 +522,35 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
           "once more (at most {:.0f} s), then teardown",
           ic.interrupted_final_s.count()));
     };
-    ic.on_status = StatusPrinter(NodesUp(cluster.get(), target.get()));
+    ic.on_status =
+        StatusPrinter(status_line, NodesUp(cluster.get(), target.get()));
     auto t_workload = Clock::now();
     phase_starts.push_back({"workload", t_workload});
     auto report = harness::RunInterpreter(ic);
-    if (isatty(STDOUT_FILENO)) std::printf("\n");
+    status_line->End();
     phase_starts.push_back(
         {"final",
          t_workload + std::chrono::duration_cast<Clock::duration>(
                           std::chrono::duration<double>(report.workload_s))});
     double first_op = Seconds(t_begin, report.first_invoke);
+    // The same counts as the summary's stats row (reports::StatsRowSummary):
+    // the workload's operations, then the final and observer reads apart.
+    std::string apart = fmt::format(
+        "; final reads: {} ({} ok, {} fail, {} info)", report.final_invocations,
+        report.final_ok, report.final_fail, report.final_info);
+    if (report.observations > 0) {
+      apart += fmt::format("; observer reads: {} (not counted above)",
+                           report.observations);
+    }
     spdlog::info(
         "workload done: {} invocations ({} ok, {} fail, {} info) in {:.1f} s, "
         "{:.0f} ops/s; first operation {:.2f} s after start; {} faults "
-        "applied, {} healed",
+        "applied, {} healed{}",
         report.invocations, report.ok, report.fail, report.info,
         report.workload_s,
         static_cast<double>(report.invocations) /
             std::max(report.workload_s, 1e-9),
-        first_op, report.faults_started, report.faults_healed);
+        first_op, report.faults_started, report.faults_healed, apart);
     summary.phases.push_back({"workload", report.workload_s});
     summary.phases.push_back({"final", report.final_s});
     summary.problems = report.problems;
@@ -465,6 +601,8 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
         static_cast<std::size_t>(spec.checker.memory_limit_mb) * 1024 * 1024;
     const checkers::History history = journal->Snapshot();
     summary.verdicts = CheckRunHistory(**workload, history, co);
+    // Was the run able to find anything? (results.json, report, summary)
+    summary.evidence = reports::ComputeEvidence(history);
     summary.phases.push_back({"check", Seconds(t_check, Clock::now())});
   } else {
     checkers::Verdict v;
@@ -504,10 +642,16 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
   std::string report = WriteRunReport(
       summary, journal ? journal->Snapshot() : checkers::History{});
   UpdateStoreIndex(spec.store_dir);
-  std::printf("\n%s\n%s",
-              reports::TextSummary(summary, /*per_checker=*/false).c_str(),
-              reports::SummaryTable(summary, report).c_str());
-  std::printf("stored in %s\n", dir.c_str());
+  if (options.json_summary) {
+    // stdout holds only the document; the run directory is in it.
+    std::fputs(reports::ResultsJson(summary).c_str(), stdout);
+    std::fflush(stdout);
+  } else {
+    std::printf("\n%s\n%s",
+                reports::TextSummary(summary, /*per_checker=*/false).c_str(),
+                reports::SummaryTable(summary, report).c_str());
+    std::printf("stored in %s\n", dir.c_str());
+  }
   // A cluster that never came up is no verdict about the system; an
   // interrupted run exits 128 + its signal (reports::RunExitCode).
   result.exit_code = setup_error.empty() || summary.aborted
