@@ -33,8 +33,8 @@ constexpr const char* kSrvrFollower =
     "Zxid: 0x100000036\n"
     "Mode: follower\n"
     "Node count: 12\n";
-// Not captured: a follower before its first write (shared/notes: "a
-// follower reports Zxid: 0x0 until the first write").
+// Not captured from a run: a follower before the ensemble's first write
+// (ZooKeeper 3.8's `srvr` reports Zxid: 0x0 until then).
 constexpr const char* kSrvrFollowerNoWrites = "Zxid: 0x0\nMode: follower\n";
 constexpr const char* kNotServing =
     "This ZooKeeper instance is not currently serving requests\n";
