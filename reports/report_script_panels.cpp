@@ -142,6 +142,29 @@ std::string_view ReportPanelsScript() {
     });
   }
 
+  // The frame of a lane chart (holders, leaders): shows section NAME, draws
+  // an svg of class NAME in the element NAME with one striped, labelled lane
+  // per entry of `labels` and the fault windows behind them; returns what
+  // the caller draws with (div, svg, the x scale sx, top, lane height RH,
+  // rows).
+  function laneChart(name, labels) {
+    document.getElementById(name + '-section').hidden = false;
+    var div = document.getElementById(name);
+    clear(div);
+    var W = widthOf(div), rows = labels.length, RH = 20, top = 28;
+    var H = top + rows * RH + 28, plotW = W - LEFT - RIGHT;
+    var svg = el('svg', {width: W, height: H, 'class': name}, div);
+    var k = plotW / (view.hi - view.lo);
+    var sx = function (x) { return LEFT + (x - view.lo) * k; };
+    for (var r = 0; r < rows; r++) {
+      var y = top + r * RH;
+      if (r % 2 === 0) el('rect', {x: LEFT, y: y, width: plotW, height: RH, fill: '#f4f5f8'}, svg);
+      txt(svg, LEFT - 6, y + RH - 6, labels[r], 'lane-label', 'end');
+    }
+    faults(svg, sx, 2, top + rows * RH, true);
+    return {div: div, svg: svg, sx: sx, top: top, RH: RH, rows: rows, W: W};
+  }
+
   // --- holders (lock and election runs) -------------------------------------
   // Overlapping holds are red when the checker found them unsafe and grey
   // when fencing (or the absence of writes) made them harmless; a hold whose
@@ -149,20 +172,8 @@ std::string_view ReportPanelsScript() {
   function drawHolds() {
     var H0 = D.holds;
     if (!H0) return;
-    document.getElementById('holds-section').hidden = false;
-    var div = document.getElementById('holds');
-    clear(div);
-    var W = widthOf(div), rows = H0.rows.length, RH = 20, top = 28;
-    var H = top + rows * RH + 28, plotW = W - LEFT - RIGHT;
-    var svg = el('svg', {width: W, height: H, 'class': 'holds'}, div);
-    var k = plotW / (view.hi - view.lo);
-    var sx = function (x) { return LEFT + (x - view.lo) * k; };
-    for (var r = 0; r < rows; r++) {
-      var y = top + r * RH;
-      if (r % 2 === 0) el('rect', {x: LEFT, y: y, width: plotW, height: RH, fill: '#f4f5f8'}, svg);
-      txt(svg, LEFT - 6, y + RH - 6, H0.rows[r], 'lane-label', 'end');
-    }
-    faults(svg, sx, 2, top + rows * RH, true);
+    var f = laneChart('holds', H0.rows);
+    var div = f.div, svg = f.svg, sx = f.sx, top = f.top, RH = f.RH, rows = f.rows, W = f.W;
     H0.overlaps.forEach(function (o) {
       if (o.e < view.lo || o.s > view.hi) return;
       var a = sx(Math.max(o.s, view.lo)), b = sx(Math.min(o.e, view.hi));
@@ -208,22 +219,10 @@ std::string_view ReportPanelsScript() {
   function drawLeaders() {
     var L = D.leaders;
     if (!L) return;
-    document.getElementById('leaders-section').hidden = false;
-    var div = document.getElementById('leaders');
-    clear(div);
-    var W = widthOf(div), rows = L.rows.length, RH = 20, top = 28;
-    var H = top + rows * RH + 28, plotW = W - LEFT - RIGHT;
-    var svg = el('svg', {width: W, height: H, 'class': 'leaders'}, div);
-    var k = plotW / (view.hi - view.lo);
-    var sx = function (x) { return LEFT + (x - view.lo) * k; };
+    var f = laneChart('leaders', L.rows);
+    var div = f.div, svg = f.svg, sx = f.sx, top = f.top, RH = f.RH, rows = f.rows, W = f.W;
     var bad = {};  // domain + ' ' + term of the terms with two leaders
     L.conflicts.forEach(function (c) { bad[c.domain + ' ' + c.term] = true; });
-    for (var r = 0; r < rows; r++) {
-      var y = top + r * RH;
-      if (r % 2 === 0) el('rect', {x: LEFT, y: y, width: plotW, height: RH, fill: '#f4f5f8'}, svg);
-      txt(svg, LEFT - 6, y + RH - 6, L.rows[r], 'lane-label', 'end');
-    }
-    faults(svg, sx, 2, top + rows * RH, true);
     L.dual.forEach(function (o) {
       if (o.e < view.lo || o.s > view.hi) return;
       var a = sx(Math.max(o.s, view.lo)), b = sx(Math.min(o.e, view.hi));
