@@ -48,12 +48,7 @@ cleanup_all() {
   if [ -n "$pid" ]; then kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; fi
   # Heal over SSH while the nodes' sshd still run, then take them down.
   "$FAULTLINE_BIN" heal --all --index-dir "$INDEX" >/dev/null 2>&1 || true
-  local ns p
-  for ns in "${SSH_NS[@]}"; do
-    for p in $(ip netns pids "$ns" 2>/dev/null); do
-      grep -qx raftkv "/proc/$p/comm" 2>/dev/null && kill -9 "$p" 2>/dev/null
-    done
-  done
+  ssh_kill_in_nodes raftkv
   ssh_nodes_down
   rm -f "$SUDOERS"
   if [ "$made_user" = 1 ]; then userdel "$TUSER" 2>/dev/null || true; fi

@@ -55,12 +55,7 @@ cleanup_all() {
   if [ -n "$pid" ]; then kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; fi
   "$FAULTLINE_BIN" heal --all --index-dir "$INDEX" >/dev/null 2>&1 || true
   "$PY" "$WORK/clock.py" "$BASE"  # whatever happened, the clock goes back
-  local ns p
-  for ns in "${SSH_NS[@]}"; do
-    for p in $(ip netns pids "$ns" 2>/dev/null); do
-      grep -qx 'raftkv\|faultline-clock' "/proc/$p/comm" 2>/dev/null && kill -9 "$p" 2>/dev/null
-    done
-  done
+  ssh_kill_in_nodes 'raftkv\|faultline-clock'
   ssh_nodes_down
   (exit $keep)
   cleanup_workdir

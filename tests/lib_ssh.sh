@@ -118,6 +118,20 @@ node_sh() {
   nsenter -t "${SSH_SSHD_PIDS[$i]}" -n -m -- "$@"
 }
 
+# ssh_kill_in_nodes COMM: SIGKILLs every process in the nodes' namespaces
+# whose name (/proc/PID/comm) matches the basic regular expression COMM as a
+# whole line, e.g. 'raftkv\|faultline-clock': what a failed test's runs
+# left, for its EXIT trap before ssh_nodes_down.
+ssh_kill_in_nodes() {
+  local ns p
+  for ns in "${SSH_NS[@]}"; do
+    for p in $(ip netns pids "$ns" 2>/dev/null); do
+      grep -qx "$1" "/proc/$p/comm" 2>/dev/null && kill -9 "$p" 2>/dev/null
+    done
+  done
+  return 0
+}
+
 ssh_nodes_down() {
   local pid ns
   for pid in "${SSH_SSHD_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
