@@ -12,8 +12,7 @@
 source "$(dirname "$0")/lib.sh"
 require_root
 require_tool etcd
-raftkv="$(dirname "$FAULTLINE_BIN")/raftkv"
-[ -x "$raftkv" ] || fail "this test needs the raftkv server next to faultline ($raftkv); build it (scripts/build.sh)"
+require_raftkv
 setup_workdir
 E2E_SUBNET=10.77.51.0/24
 

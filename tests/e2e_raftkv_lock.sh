@@ -12,8 +12,7 @@
 # About 2-3 minutes.
 source "$(dirname "$0")/lib.sh"
 require_root
-raftkv="$(dirname "$FAULTLINE_BIN")/raftkv"
-[ -x "$raftkv" ] || fail "this test needs the raftkv server next to faultline ($raftkv); build it (scripts/build.sh)"
+require_raftkv
 setup_workdir
 E2E_SUBNET=10.77.12.0/24
 

@@ -5,8 +5,7 @@
 # swapped in), about 25 s each.
 source "$(dirname "$0")/lib.sh"
 require_root
-raftkv="$(dirname "$FAULTLINE_BIN")/raftkv"
-[ -x "$raftkv" ] || fail "this test needs the raftkv server next to faultline ($raftkv); build it (scripts/build.sh)"
+require_raftkv
 setup_workdir
 
 for mode in readindex lease follower-lease; do

@@ -9,8 +9,7 @@
 # commit-old-terms is caught with the figure8 fault (docs/faults.md).
 source "$(dirname "$0")/lib.sh"
 require_root
-raftkv="$(dirname "$FAULTLINE_BIN")/raftkv"
-[ -x "$raftkv" ] || fail "this test needs the raftkv server next to faultline ($raftkv); build it (scripts/build.sh)"
+require_raftkv
 setup_workdir
 
 # Seconds to run a config for instead of its time_limit, to keep this

@@ -13,8 +13,7 @@
 # Needs root and raftkv. About 20 s.
 source "$(dirname "$0")/lib.sh"
 require_root
-raftkv="$(dirname "$FAULTLINE_BIN")/raftkv"
-[ -x "$raftkv" ] || fail "this test needs the raftkv server next to faultline ($raftkv); build it (scripts/build.sh)"
+require_raftkv
 setup_workdir
 interrupt_run_on_exit
 E2E_SUBNET=10.77.3.0/24

@@ -10,8 +10,7 @@
 # raftkv. About 15 s.
 source "$(dirname "$0")/lib.sh"
 require_root
-raftkv="$(dirname "$FAULTLINE_BIN")/raftkv"
-[ -x "$raftkv" ] || fail "this test needs the raftkv server next to faultline ($raftkv); build it (scripts/build.sh)"
+require_raftkv
 setup_workdir
 E2E_SUBNET=10.77.104.0/24
 cfg=$(local_copy "$FAULTLINE_SOURCE_DIR/configs/raftkv-quick.yaml" 4)

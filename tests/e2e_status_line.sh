@@ -17,7 +17,7 @@
 source "$(dirname "$0")/lib.sh"
 require_root
 require_tool python3
-[ -x "$(dirname "$FAULTLINE_BIN")/raftkv" ] || fail "this test needs the raftkv server next to faultline; build it (scripts/build.sh)"
+require_raftkv
 setup_workdir
 
 cat >"$WORK/status-line.yaml" <<YAML

@@ -24,6 +24,13 @@ require_tool() {
   command -v "$1" >/dev/null 2>&1 || fail "this test needs '$1' (run scripts/install-deps.sh)"
 }
 
+# The raftkv server the runs start: built next to faultline.
+require_raftkv() {
+  local raftkv
+  raftkv="$(dirname "$FAULTLINE_BIN")/raftkv"
+  [ -x "$raftkv" ] || fail "this test needs the raftkv server next to faultline ($raftkv); build it (scripts/build.sh)"
+}
+
 # A private store and active-run index per test, healed and removed on exit.
 setup_workdir() {
   WORK="$(mktemp -d /tmp/faultline-e2e.XXXXXX)"
