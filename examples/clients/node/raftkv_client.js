@@ -1,0 +1,335 @@
+#!/usr/bin/env node
+// faultline exec client (protocol 1) for raftkv, over RESP2. Node.js
+// built-ins only (net, readline).
+//
+// Usage: node raftkv_client.js [HOST PORT]
+// HOST and PORT default to $FAULTLINE_NODE_IP and $FAULTLINE_PORT_CLIENT.
+// Speaks docs/exec-protocol.md on stdin/stdout; diagnostics go to stderr.
+// The semantics are those of faultline's built-in raftkv client
+// (targets/raftkv/raftkv_client.h) and of ../python/raftkv_client.py:
+// keys "r/<key>", values as compact JSON text, one NOTLEADER redirect, fail
+// only for replies that guarantee no effect, info otherwise; locks with
+// LOCK/RENEW/UNLOCK and a fresh owner id per acquire.
+'use strict';
+
+const net = require('net');
+const readline = require('readline');
+const crypto = require('crypto');
+
+const PROTOCOL = 1;
+const NO_EFFECT = new Set(['NOTLEADER', 'NOLEADER', 'LOCKED', 'ERR',
+  'NOTOWNER', 'FENCED', 'WRONGTYPE']);
+
+function log(msg) { process.stderr.write(`raftkv_client.js: ${msg}\n`); }
+const encode = (v) => JSON.stringify(v);  // compact JSON text
+function decode(text) {
+  try { return JSON.parse(text); } catch (e) { return text; }
+}
+const shorten = (s) => (s.length <= 80 ? s : s.slice(0, 77) + '...');
+const codeOf = (error) => error.split(' ')[0];
+const isInt = (v) => typeof v === 'number' && Number.isInteger(v);
+
+class CallError extends Error {
+  // kind: connect (nothing sent) | timeout | closed | io | protocol
+  constructor(kind, detail, sent) {
+    super(`${kind}: ${detail}`);
+    this.kind = kind; this.detail = detail; this.sent = sent;
+  }
+}
+
+// Parses one RESP2 reply from buf at offset; returns [reply, next] or null
+// when more bytes are needed. Throws CallError on bad input.
+function parseReply(buf, at) {
+  const eol = buf.indexOf('\r\n', at);
+  if (eol < 0) return null;
+  const t = String.fromCharCode(buf[at]);
+  const rest = buf.toString('utf8', at + 1, eol);
+  const next = eol + 2;
+  if (t === '+') return [{ kind: 'simple', value: rest }, next];
+  if (t === '-') return [{ kind: 'error', value: rest }, next];
+  if (t === ':' || t === '$' || t === '*') {
+    if (!/^-?\d+$/.test(rest)) throw new CallError('protocol', 'bad reply', true);
+    const n = parseInt(rest, 10);
+    if (t === ':') return [{ kind: 'int', value: n }, next];
+    if (n < 0) return [{ kind: 'nil', value: null }, next];
+    if (t === '$') {
+      if (buf.length < next + n + 2) return null;
+      return [{ kind: 'bulk', value: buf.toString('utf8', next, next + n) },
+        next + n + 2];
+    }
+    const items = [];
+    let pos = next;
+    for (let i = 0; i < n; i++) {
+      const r = parseReply(buf, pos);
+      if (r === null) return null;
+      items.push(r[0]); pos = r[1];
+    }
+    return [{ kind: 'array', value: items }, pos];
+  }
+  throw new CallError('protocol', `bad reply type ${JSON.stringify(t)}`, true);
+}
+
+// One RESP2 connection; every call bounded by a deadline (ms since epoch of
+// performance.now()). Closed after any failure.
+class RespConn {
+  constructor(host, port) {
+    this.host = host; this.port = port;
+    this.sock = null; this.buf = Buffer.alloc(0); this.waiter = null;
+    this.broken = false;
+  }
+  close() {
+    if (this.sock) this.sock.destroy();
+    this.sock = null; this.buf = Buffer.alloc(0); this.broken = false;
+  }
+  connect(deadline) {
+    return new Promise((resolve, reject) => {
+      const left = deadline - Date.now();
+      if (left <= 0) return reject(new CallError('connect', 'deadline passed', false));
+      const sock = net.createConnection({ host: this.host, port: this.port });
+      const timer = setTimeout(() => {
+        sock.destroy();
+        reject(new CallError('connect', `${this.host}:${this.port}: timeout`, false));
+      }, left);
+      sock.once('connect', () => {
+        clearTimeout(timer);
+        sock.removeAllListeners('error');
+        sock.setNoDelay(true);
+        sock.on('data', (d) => {
+          this.buf = Buffer.concat([this.buf, d]);
+          if (this.waiter) this.waiter();
+          else this.broken = true;  // bytes while idle: out of step
+        });
+        const gone = () => {
+          this.broken = true;
+          if (this.waiter) this.waiter(true);
+        };
+        sock.on('end', gone); sock.on('close', gone);
+        sock.on('error', gone);
+        this.sock = sock;
+        resolve();
+      });
+      sock.once('error', (e) => {
+        clearTimeout(timer);
+        sock.destroy();
+        reject(new CallError('connect', `${this.host}:${this.port}: ${e.message}`, false));
+      });
+    });
+  }
+  async call(args, deadline) {
+    if (this.sock && this.broken) this.close();
+    if (!this.sock) await this.connect(deadline);
+    const parts = [`*${args.length}\r\n`];
+    for (const a of args) parts.push(`$${Buffer.byteLength(a)}\r\n${a}\r\n`);
+    try {
+      this.sock.write(parts.join(''));
+      return await new Promise((resolve, reject) => {
+        const left = deadline - Date.now();
+        const timer = setTimeout(() => {
+          this.waiter = null;
+          reject(new CallError('timeout', 'no reply in time', true));
+        }, Math.max(left, 0));
+        this.waiter = (closed) => {
+          let r;
+          try {
+            r = parseReply(this.buf, 0);
+          } catch (e) {
+            clearTimeout(timer); this.waiter = null; reject(e); return;
+          }
+          if (r !== null) {
+            clearTimeout(timer); this.waiter = null;
+            this.buf = this.buf.subarray(r[1]);
+            resolve(r[0]);
+          } else if (closed) {
+            clearTimeout(timer); this.waiter = null;
+            reject(new CallError('closed', 'connection closed', true));
+          }
+        };
+        this.waiter(this.broken);
+      });
+    } catch (e) {
+      this.close();
+      throw e;
+    }
+  }
+}
+
+function redirectTarget(error) {
+  const parts = error.split(' ');
+  if (parts.length < 3) return null;
+  const i = parts[2].lastIndexOf(':');
+  if (i <= 0 || !/^\d+$/.test(parts[2].slice(i + 1))) return null;
+  return { host: parts[2].slice(0, i), port: parseInt(parts[2].slice(i + 1), 10) };
+}
+
+class Client {
+  constructor(host, port, lockTtlMs) {
+    this.host = host; this.port = port; this.lockTtlMs = lockTtlMs;
+    this.own = new RespConn(host, port); this.leader = null;
+    this.owner = 'c' + crypto.randomBytes(8).toString('hex');
+    this.acquisitions = 0;
+    this.held = new Map();  // lock name -> {owner, ttl}
+  }
+  static keyFor(key) {
+    if (key === null || key === undefined) return 'r/_';
+    if (typeof key === 'string') return 'r/' + key;
+    if (isInt(key)) return 'r/' + String(key);
+    return '';
+  }
+  async invoke(f, key, value, timeoutMs) {
+    const deadline = Date.now() + timeoutMs;
+    if (f === 'read') return this.read(key, deadline);
+    if (f === 'acquire' || f === 'renew' || f === 'release') {
+      return this.lockOp(f, key, value, deadline);
+    }
+    const k = Client.keyFor(key);
+    if (!k) return ['fail', null, 'unsupported key ' + encode(key)];
+    if (f === 'write') return this.update(['SET', k, encode(value)], 'ok', deadline);
+    if (f === 'cas') {
+      if (!Array.isArray(value) || value.length !== 2) {
+        return ['fail', null, 'cas value must be [expected, new]'];
+      }
+      if (value[0] === null) {
+        return ['fail', null, 'cas from null is not supported by raftkv'];
+      }
+      return this.update(['CAS', k, encode(value[0]), encode(value[1])], 'cas',
+        deadline);
+    }
+    return ['fail', null, 'unsupported-op ' + String(f)];
+  }
+  async read(key, deadline) {
+    const k = Client.keyFor(key);
+    if (!k) return ['fail', null, 'unsupported key ' + encode(key)];
+    let r;
+    try {
+      r = await this.own.call(['GET', k], deadline);
+    } catch (e) {
+      if (e.kind === 'timeout') return ['info', null, 'timeout'];
+      return ['fail', null, e.message];
+    }
+    if (r.kind === 'nil') return ['ok', null, ''];
+    if (r.kind === 'bulk') return ['ok', decode(r.value), ''];
+    if (r.kind === 'error') {
+      if (codeOf(r.value) === 'TIMEOUT') return ['info', null, 'timeout'];
+      return ['fail', null, shorten(r.value)];
+    }
+    this.own.close();  // out of step with the server: start afresh
+    return ['fail', null, 'unexpected reply to GET'];
+  }
+  async lockOp(f, key, value, deadline) {
+    let name = '';
+    if (typeof key === 'string') name = key;
+    else if (isInt(key)) name = String(key);
+    if (!name || /[ \r\n]/.test(name)) {
+      return ['fail', null, 'unsupported lock name ' + encode(key)];
+    }
+    if (f === 'acquire') {
+      const ttl = isInt(value) ? value : this.lockTtlMs;
+      if (ttl <= 0) return ['fail', null, 'ttl must be > 0'];
+      // A fresh owner per acquisition: raftkv gives an owner that acquires
+      // again its old token back.
+      const owner = `${this.owner}-${++this.acquisitions}`;
+      this.held.set(name, { owner, ttl });
+      return this.update(['LOCK', name, owner, String(ttl)], 'token', deadline);
+    }
+    const held = this.held.get(name);
+    if (!held) return ['fail', null, 'not-held: this client never acquired ' + name];
+    if (!isInt(value)) return ['fail', null, f + ' needs the token'];
+    const cmd = f === 'renew'
+      ? ['RENEW', name, held.owner, String(value), String(held.ttl)]
+      : ['UNLOCK', name, held.owner, String(value)];
+    const [t, v, err] = await this.update(cmd, 'ok', deadline);
+    if (t === 'fail' && codeOf(err) === 'NOTOWNER') return [t, v, 'not-held: ' + err];
+    return [t, v, err];
+  }
+  async update(cmd, expect, deadline) {
+    let conn = this.own;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      let r;
+      try {
+        r = await conn.call(cmd, deadline);
+      } catch (e) {
+        if (!(e instanceof CallError)) throw e;
+        if (e.kind === 'connect' || !e.sent) return ['fail', null, 'connect: ' + e.detail];
+        if (e.kind === 'timeout') return ['info', null, 'timeout'];
+        return ['info', null, e.message];
+      }
+      if (r.kind === 'error') {
+        const code = codeOf(r.value);
+        if (code === 'NOTLEADER' && attempt === 0) {
+          const target = redirectTarget(r.value);
+          if (target === null ||
+              (target.host === this.host && target.port === this.port)) {
+            return ['fail', null, shorten(r.value)];
+          }
+          if (!this.leader || this.leader.host !== target.host ||
+              this.leader.port !== target.port) {
+            if (this.leader) this.leader.close();
+            this.leader = new RespConn(target.host, target.port);
+          }
+          conn = this.leader;
+          continue;
+        }
+        if (NO_EFFECT.has(code)) return ['fail', null, shorten(r.value)];
+        if (code === 'TIMEOUT') return ['info', null, 'timeout'];
+        return ['info', null, shorten(r.value)];
+      }
+      if (expect === 'ok' && r.kind === 'simple' && r.value === 'OK') return ['ok', null, ''];
+      if (expect === 'token' && r.kind === 'int') return ['ok', r.value, ''];
+      if (expect === 'cas' && r.kind === 'int' && (r.value === 0 || r.value === 1)) {
+        return r.value === 1 ? ['ok', null, ''] : ['fail', null, 'mismatch'];
+      }
+      conn.close();  // out of step with the server: start afresh
+      return ['info', null, 'unexpected reply'];
+    }
+    return ['fail', null, 'redirected twice'];  // not reached
+  }
+}
+
+function send(obj) { process.stdout.write(JSON.stringify(obj) + '\n'); }
+
+async function main() {
+  let host; let port;
+  const args = process.argv.slice(2);
+  if (args.length === 2) {
+    host = args[0]; port = parseInt(args[1], 10);
+  } else if (args.length === 0) {
+    host = process.env.FAULTLINE_NODE_IP || '127.0.0.1';
+    port = parseInt(process.env.FAULTLINE_PORT_CLIENT || '6379', 10);
+  } else {
+    log('usage: raftkv_client.js [HOST PORT]');
+    process.exit(2);
+  }
+  const defaultTimeout = parseInt(process.env.FAULTLINE_OP_TIMEOUT_MS || '2000', 10);
+  const rl = readline.createInterface({ input: process.stdin, terminal: false });
+  let client = null;
+  // One message at a time, in order: faultline sends the next invoke only
+  // after our answer, but queue anyway.
+  for await (const line of rl) {
+    if (!line.trim()) continue;
+    const msg = JSON.parse(line);
+    if (msg.type === 'hello') {
+      send({ type: 'hello', protocol: PROTOCOL });
+      client = new Client(host, port, 1000);
+      continue;
+    }
+    if (msg.type !== 'invoke' || client === null) continue;
+    let t; let v; let err;
+    try {
+      [t, v, err] = await client.invoke(msg.f, msg.key === undefined ? null : msg.key,
+        msg.value === undefined ? null : msg.value, msg.timeout_ms || defaultTimeout);
+    } catch (e) {  // unexpected: the request may have been sent
+      log(`op ${msg.id}: ${e.stack || e}`);
+      [t, v, err] = [msg.f === 'read' ? 'fail' : 'info', null, `exception: ${e.message}`];
+    }
+    const answer = { type: t, id: msg.id };
+    if (t === 'ok') answer.value = v === undefined ? null : v;
+    else if (err) answer.error = err;
+    send(answer);
+  }
+  if (client) {
+    client.own.close();
+    if (client.leader) client.leader.close();
+  }
+}
+
+main().catch((e) => { log(e.stack || String(e)); process.exit(1); });

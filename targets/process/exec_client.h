@@ -1,0 +1,89 @@
+// ExecClient: a harness::Client that runs an external program and speaks
+// the exec client protocol, version 1, with it (docs/exec-protocol.md): one
+// JSON object per line on the program's stdin and stdout, a hello, then one
+// invoke and one answer at a time.
+//
+// One program per client object: OpenExecClient starts it and does the
+// hello; Invoke sends one operation and waits for its answer, bounded by the
+// operation's timeout plus kGrace. When the answer does not come in time,
+// the program exits or closes its stdout, or it prints a line that is not a
+// valid answer, the operation is info (the program may have acted on it),
+// the program is killed (SIGKILL by pid) and reaped, and the client object
+// is dead: later Invokes fail "client process is gone" without sending
+// anything. The interpreter opens a fresh client after every info, so a
+// dead client object is not used again in a run.
+//
+// Misbehaviour (a crash, an invalid answer, a failed hello; not a timeout)
+// is counted in an ExecHealth shared by every ExecClient of a run; a valid
+// answer resets it. ExecHealth::Fatal() is non-empty once the count reaches
+// its limit, so the run can stop with a message naming the command.
+//
+// Thread-safety: an ExecClient is used by one worker thread at a time;
+// ExecHealth may be used from any thread.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "harness/interfaces/client.h"
+#include "harness/interfaces/result.h"
+
+namespace faultline::targets::process {
+
+inline constexpr int kExecProtocol = 1;
+// Added to every operation's timeout before faultline gives up waiting.
+inline constexpr long kGraceMs = 100;
+
+struct ExecClientOptions {
+  std::vector<std::string> argv;  // expanded; argv[0] a path or a name on PATH
+  std::vector<std::string> env;   // extra NAME=value (the FAULTLINE_* entries)
+  std::string working_dir;        // "" = inherit
+  std::string log_path;           // the program's stderr is appended here
+  std::string workload;           // "register" | "lock"
+  std::string node;               // node name for the hello
+  long op_timeout_ms = 2000;      // each invoke's timeout_ms
+  long start_timeout_ms = 10000;  // time allowed for the hello answer
+  long lock_ttl_ms = 1000;        // acquire's ttl when op.value is null
+};
+
+// Counts consecutive misbehaviours of the clients of one run.
+class ExecHealth {
+ public:
+  // `command_for_messages` names the client program in Fatal()'s message
+  // (e.g. CommandForMessages(argv)). `max_consecutive` >= 1.
+  explicit ExecHealth(std::string command_for_messages,
+                      int max_consecutive = 10);
+
+  // One misbehaviour; `what` says what happened ("exited with status 1:
+  // <stderr tail>").
+  void Misbehaved(const std::string& what);
+  // A valid answer: the count starts again from 0.
+  void Answered();
+  // "" while fine; once max_consecutive misbehaviours happened in a row, a
+  // message naming the command, the count and the last misbehaviour.
+  std::string Fatal() const;
+  int consecutive() const;
+  const std::string& command() const { return command_; }
+
+ private:
+  const std::string command_;
+  const int max_;
+  mutable std::mutex mu_;
+  int consecutive_ = 0;
+  std::string last_;
+};
+
+// argv joined with spaces for messages; arguments with spaces or quotes are
+// single-quoted.
+std::string CommandForMessages(const std::vector<std::string>& argv);
+
+// Starts the program and does the hello. Fails (with the reason and the
+// tail of its stderr log) when it cannot start or the hello fails (no answer
+// within start_timeout_ms, not a hello, another protocol version); that
+// failure counts as a misbehaviour in `health` (which may be null).
+harness::Result<std::unique_ptr<harness::Client>> OpenExecClient(
+    const ExecClientOptions& options, std::shared_ptr<ExecHealth> health);
+
+}  // namespace faultline::targets::process

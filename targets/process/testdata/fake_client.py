@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""A scripted exec-protocol client for exec_client_test.cpp.
+
+Usage: fake_client.py MODE. Modes:
+  good         a correct protocol-1 client over an in-memory register and
+               lock table; a read of key "env:NAME" answers os.environ[NAME]
+               (null when unset); key "fail-me" answers fail, "info-me" info
+  crash        answers the hello, then writes "boom" to stderr and exits 3
+               on the first invoke
+  garbage      answers every invoke with a line that is not JSON
+  wrong-id     answers every invoke with the id plus one
+  slow         answers the hello, then never answers an invoke
+  no-value     answers ok without "value" (invalid for read and acquire)
+  bad-token    answers acquire with a string token
+  hello-v2     answers the hello with protocol 2
+  hello-silent never answers the hello
+  close-stdout answers the hello, then closes stdout and keeps running
+"""
+import json
+import os
+import sys
+import time
+
+mode = sys.argv[1] if len(sys.argv) > 1 else "good"
+
+
+def send(obj):
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+hello = sys.stdin.readline()
+if not hello:
+    sys.exit(0)
+if mode == "hello-silent":
+    time.sleep(3600)
+send({"type": "hello", "protocol": 2 if mode == "hello-v2" else 1})
+if mode == "close-stdout":
+    sys.stdout.close()
+    os.close(1)
+    time.sleep(3600)
+
+register = {}
+locks = {}  # name -> token
+next_token = 100
+
+for line in sys.stdin:
+    op = json.loads(line)
+    i, f, key, value = op["id"], op["f"], op.get("key"), op.get("value")
+    if mode == "crash":
+        sys.stderr.write("boom\n")
+        sys.stderr.flush()
+        sys.exit(3)
+    if mode == "garbage":
+        sys.stdout.write("this is not json\n")
+        sys.stdout.flush()
+        continue
+    if mode == "wrong-id":
+        send({"type": "ok", "id": i + 1, "value": None})
+        continue
+    if mode == "slow":
+        time.sleep(3600)
+    if mode == "no-value":
+        send({"type": "ok", "id": i})
+        continue
+    if mode == "bad-token" and f == "acquire":
+        send({"type": "ok", "id": i, "value": "abc"})
+        continue
+    if key == "fail-me":
+        send({"type": "fail", "id": i, "error": "refused"})
+        continue
+    if key == "info-me":
+        send({"type": "info", "id": i, "error": "unsure"})
+        continue
+    k = json.dumps(key)
+    if f == "read":
+        if isinstance(key, str) and key.startswith("env:"):
+            send({"type": "ok", "id": i, "value": os.environ.get(key[4:])})
+        else:
+            send({"type": "ok", "id": i, "value": register.get(k)})
+    elif f == "write":
+        register[k] = value
+        send({"type": "ok", "id": i})
+    elif f == "cas":
+        old, new = value
+        if register.get(k) == old:
+            register[k] = new
+            send({"type": "ok", "id": i})
+        else:
+            send({"type": "fail", "id": i, "error": "mismatch"})
+    elif f == "acquire":
+        if k in locks:
+            send({"type": "fail", "id": i, "error": "held"})
+        else:
+            next_token += 1
+            locks[k] = next_token
+            sys.stderr.write("acquired %s ttl %s\n" % (k, value))
+            send({"type": "ok", "id": i, "value": next_token})
+    elif f in ("renew", "release"):
+        if locks.get(k) != value:
+            send({"type": "fail", "id": i, "error": "not-held"})
+        else:
+            if f == "release":
+                del locks[k]
+            send({"type": "ok", "id": i})
+    else:
+        send({"type": "fail", "id": i, "error": "unknown f " + str(f)})
