@@ -11,7 +11,9 @@ closes.
 
 Registers live in one InnoDB table, `<database>.registers (k, v)`, created on
 first use with IF NOT EXISTS (concurrent creation by several clients is
-harmless). Every statement runs alone in autocommit mode:
+harmless). Keys and values are stored as their JSON text (any JSON key,
+`null` included, is a row; integers compare as written). Every statement
+runs alone in autocommit mode:
   read   SELECT v FROM registers WHERE k = key          -> ok value | null
   write  INSERT ... ON DUPLICATE KEY UPDATE v = value   -> ok
   cas    UPDATE registers SET v = new WHERE k = key AND v = old
@@ -96,6 +98,11 @@ def describe(e):
     return "%s: %s" % (type(e).__name__, e)
 
 
+def encode(v):
+    """The JSON text a key or value is stored as (canonical for numbers)."""
+    return json.dumps(v, separators=(",", ":"), sort_keys=True)
+
+
 def is_timeout(e):
     return "timed out" in str(e)
 
@@ -160,30 +167,31 @@ class Client:
         c.execute("CREATE DATABASE IF NOT EXISTS `%s`" % db)
         self.set_timeouts(deadline - time.monotonic())
         c.execute("CREATE TABLE IF NOT EXISTS `%s`.registers ("
-                  "k BIGINT NOT NULL PRIMARY KEY, v BIGINT NULL"
+                  "k VARCHAR(191) NOT NULL PRIMARY KEY, v TEXT NOT NULL"
                   ") ENGINE=InnoDB" % db)
         self.schema_ready = True
 
     def run(self, f, key, value, deadline):
         db = self.args.database
+        key = encode(key)
         self.set_timeouts(deadline - time.monotonic())
         with self.conn.cursor() as c:
             if f == "read":
                 c.execute("SELECT v FROM `%s`.registers WHERE k = %%s" % db,
                           (key,))
                 row = c.fetchone()
-                return ("ok", None if row is None else row[0])
+                return ("ok", None if row is None else json.loads(row[0]))
             if f == "write":
                 c.execute(
                     "INSERT INTO `%s`.registers (k, v) VALUES (%%s, %%s) "
                     "ON DUPLICATE KEY UPDATE v = VALUES(v)" % db,
-                    (key, value))
+                    (key, encode(value)))
                 return ("ok", None)
             if f == "cas":
                 old, new = value
                 n = c.execute(
                     "UPDATE `%s`.registers SET v = %%s WHERE k = %%s AND v = %%s"
-                    % db, (new, key, old))
+                    % db, (encode(new), key, encode(old)))
                 return ("ok", None) if n == 1 else ("fail", "mismatch")
         raise ValueError("unknown f %r" % f)
 
