@@ -69,7 +69,9 @@ TEST_CASE("pipe process: echoes lines, EOF when stdin closes") {
   CHECK_FALSE(p->running());
 }
 
-TEST_CASE("pipe process: only fds 0-2 are inherited; env; own group") {
+TEST_CASE(
+    "pipe process: only fds 0-2 are inherited, env and cwd are set, own "
+    "group") {
   TempDir dir;
   int leak = open("/dev/null", O_RDONLY);  // not close-on-exec
   REQUIRE(leak >= 3);
