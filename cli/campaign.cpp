@@ -412,6 +412,7 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
   std::unique_ptr<harness::Target> target;
   std::unique_ptr<harness::Nemesis> nemesis;
   std::string setup_error;
+  std::string client_failure;  // the target's clients stopped the run
   // Where the target keeps its files: the controller's scratch directory
   // for netns nodes, the run's directory on each node for ssh and docker.
   std::string target_dir = work_dir;
@@ -457,7 +458,7 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
     spdlog::warn("{}", s.error());
   }
   {
-    auto t = MakeTarget(spec, ledger->get(), target_dir);
+    auto t = MakeTarget(spec, ledger->get(), target_dir, work_dir);
     if (!t.ok()) {
       setup_error = t.error();
     } else {
@@ -555,6 +556,11 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
     summary.phases.push_back({"final", report.final_s});
     summary.problems = report.problems;
     summary.aborted = report.aborted;
+    if (!report.client_failure.empty()) {
+      summary.problems.push_back("the run stopped early: " +
+                                 report.client_failure);
+      client_failure = report.client_failure;
+    }
   } else if (!setup_error.empty()) {
     spdlog::error("setup failed: {}", setup_error);
     summary.problems.push_back("setup failed: " + setup_error);
@@ -601,6 +607,15 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
         static_cast<std::size_t>(spec.checker.memory_limit_mb) * 1024 * 1024;
     const checkers::History history = journal->Snapshot();
     summary.verdicts = CheckRunHistory(**workload, history, co);
+    if (!client_failure.empty()) {
+      // What was recorded is checked, but a run whose clients gave up is
+      // never valid.
+      checkers::Verdict v;
+      v.checker = "run";
+      v.validity = checkers::Validity::kUnknown;
+      v.summary = "the run stopped early: " + client_failure;
+      summary.verdicts.push_back(v);
+    }
     // Was the run able to find anything? (results.json, report, summary)
     summary.evidence = reports::ComputeEvidence(history);
     summary.phases.push_back({"check", Seconds(t_check, Clock::now())});

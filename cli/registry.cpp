@@ -15,6 +15,7 @@
 #include "nemesis/clock/sysclock.h"
 #include "nemesis/netns_nemesis.h"
 #include "targets/etcd/etcd_target.h"
+#include "targets/process/process_target.h"
 #include "targets/raftkv/raftkv_target.h"
 #include "targets/redis/redis_target.h"
 #include "targets/zookeeper/zk_target.h"
@@ -28,7 +29,13 @@ namespace {
 
 harness::Result<std::unique_ptr<harness::Target>> MakeTargetOnly(
     const harness::TestSpec& spec, harness::Ledger* ledger,
-    const std::string& work_dir) {
+    const std::string& work_dir, const std::string& controller_dir) {
+  if (spec.target.name == "process") {
+    return std::unique_ptr<harness::Target>(
+        std::make_unique<targets::process::ProcessTarget>(
+            spec.target.process, spec.workload, ledger, work_dir,
+            controller_dir, spec.cluster.provider == "netns"));
+  }
   if (spec.target.name == "etcd") {
     return std::unique_ptr<harness::Target>(
         std::make_unique<targets::etcd::EtcdTarget>(
@@ -61,8 +68,8 @@ harness::Result<std::unique_ptr<harness::Target>> MakeTargetOnly(
 // whose files live in <work_dir>/faketime (harness/clock/clock.h).
 harness::Result<std::unique_ptr<harness::Target>> MakeTarget(
     const harness::TestSpec& spec, harness::Ledger* ledger,
-    const std::string& work_dir) {
-  auto target = MakeTargetOnly(spec, ledger, work_dir);
+    const std::string& work_dir, const std::string& controller_dir) {
+  auto target = MakeTargetOnly(spec, ledger, work_dir, controller_dir);
   const auto& faults = spec.nemesis.faults;
   const bool clock_faults =
       std::find(faults.begin(), faults.end(), "clock") != faults.end() ||
@@ -156,7 +163,44 @@ std::string Executable(const std::string& b) {
 
 }  // namespace
 
+namespace {
+// target: process on netns nodes: the first program (a process's argv[0],
+// the exec client's command[0]) that is neither beside faultline nor on
+// PATH, as "`name` (where)"; "" when every one is found. Programs written
+// as templates, and every program on ssh and docker nodes, are not checked
+// here (the start fails with the node's own error).
+std::string MissingProcessProgram(const harness::TestSpec& spec) {
+  const harness::ProcessSpec& p = spec.target.process;
+  auto missing = [](const std::string& program) {
+    if (program.empty() || program.find('{') != std::string::npos)
+      return false;
+    if (program.find('/') != std::string::npos)
+      return access(program.c_str(), X_OK) != 0;
+    return harness::FindCompanion("", program).empty();
+  };
+  if (spec.cluster.provider == "netns") {
+    for (std::size_t i = 0; i < p.processes.size(); ++i) {
+      const auto& argv = p.processes[i].argv;
+      if (!argv.empty() && missing(argv[0]))
+        return "`" + argv[0] + "` (target.processes[" + std::to_string(i) +
+               "].argv[0])";
+    }
+  }
+  if (p.client.protocol == "exec" && !p.client.command.empty()) {
+    const std::string& c = p.client.command[0];
+    if (c.find('/') == std::string::npos ? missing(c)
+        : c[0] == '/' ? access(c.c_str(), X_OK) != 0
+                      : access((p.client.cwd + "/" + c).c_str(), X_OK) != 0)
+      return "`" + c + "` (target.client.command[0])";
+  }
+  return "";
+}
+}  // namespace
+
 std::string FindTargetBinary(const harness::TestSpec& spec) {
+  if (spec.target.name == "process") {
+    return MissingProcessProgram(spec).empty() ? "process" : "";
+  }
   // provider: docker: etcd, Redis and ZooKeeper run from the containers'
   // own packages, so their binary is the configured name or path as the
   // container resolves it. raftkv is the controller's, copied to each node.
@@ -189,6 +233,10 @@ std::string InstallHint(const harness::TestSpec& spec) {
     return "apt-get install zookeeper libzookeeper-mt-dev "
            "openjdk-17-jre-headless "
            "(or set target.java)";
+  }
+  if (spec.target.name == "process") {
+    return "cannot find " + MissingProcessProgram(spec) +
+           " beside faultline or on PATH; install it, or write its full path";
   }
   if (spec.target.name == "raftkv") {
     return "build it with scripts/build.sh (it is written next to "

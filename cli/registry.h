@@ -18,7 +18,7 @@ namespace faultline::cli {
 
 harness::Result<std::unique_ptr<harness::Target>> MakeTarget(
     const harness::TestSpec& spec, harness::Ledger* ledger,
-    const std::string& work_dir);
+    const std::string& work_dir, const std::string& controller_dir = "");
 
 harness::Result<std::unique_ptr<harness::Workload>> MakeWorkload(
     const harness::TestSpec& spec);

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -197,7 +198,22 @@ LoadResult LoadConfigFile(const std::string& path, const Overrides& overrides) {
   }
   std::ostringstream text;
   text << in.rdbuf();
-  return LoadConfigText(text.str(), path, overrides);
+  LoadResult result = LoadConfigText(text.str(), path, overrides);
+  // target: process: exec clients run in (or relative to) the config
+  // file's directory, wherever faultline was started.
+  if (result.spec && result.spec->target.name == "process") {
+    std::string& cwd = result.spec->target.process.client.cwd;
+    std::error_code ec;
+    const std::filesystem::path dir =
+        std::filesystem::absolute(std::filesystem::path(path), ec)
+            .parent_path();
+    std::string& config_dir = result.spec->target.process.config_dir;
+    if (!ec && config_dir.empty()) config_dir = dir.string();
+    if (!ec && (cwd.empty() || cwd[0] != '/'))
+      cwd = (dir / cwd).lexically_normal().string();
+    if (!cwd.empty() && cwd.size() > 1 && cwd.back() == '/') cwd.pop_back();
+  }
+  return result;
 }
 
 Result<TestSpec> LoadConfig(const std::string& path,

@@ -26,6 +26,11 @@ const KnownNames& Known() {
                   {"zookeeper",
                    "Apache ZooKeeper 3.8 ensemble, one server per node "
                    "(registers as znodes, lock recipe)",
+                   1},
+                  {"process",
+                   "any system described in the config: its processes, "
+                   "ports, readiness and status, with an exec (any "
+                   "language), resp or etcd client (docs/targets/process.md)",
                    1}},
       .workloads = {{"register",
                      "read / write / compare-and-set on independent keys; "
@@ -205,6 +210,88 @@ std::string Flow(const std::vector<std::string>& names, bool quote) {
     out += quote ? Quote(names[i]) : names[i];
   }
   return out + "]";
+}
+
+// target: process, every key written out (the spec loads back the same).
+std::string DescribeProcess(const ProcessSpec& p) {
+  auto env = [](const std::vector<std::pair<std::string, std::string>>& e) {
+    std::string o = "{";
+    for (std::size_t i = 0; i < e.size(); ++i)
+      o += (i ? ", " : "") + e[i].first + ": " + Quote(e[i].second);
+    return o + "}";
+  };
+  auto ms = [](int v) { return std::to_string(v) + "ms"; };
+  std::string o;
+  o += "  system: " + Quote(p.system) + "\n";
+  if (!p.config_dir.empty()) o += "  config_dir: " + Quote(p.config_dir) + "\n";
+  if (!p.version.empty()) o += "  version: " + Flow(p.version, true) + "\n";
+  if (!p.ports.empty()) {
+    o += "  ports: {";
+    for (std::size_t i = 0; i < p.ports.size(); ++i)
+      o += (i ? ", " : "") + p.ports[i].first + ": " +
+           std::to_string(p.ports[i].second);
+    o += "}\n";
+  }
+  if (!p.lists.empty()) {
+    o += "  lists:\n";
+    for (const PeerListSpec& l : p.lists)
+      o += "    " + l.name + ": {each: " + Quote(l.each) +
+           ", separator: " + Quote(l.separator) +
+           ", others: " + (l.others ? "true" : "false") + "}\n";
+  }
+  if (!p.files.empty()) {
+    o += "  files:\n";
+    for (const ProcessFileSpec& f : p.files)
+      o += "    - {path: " + Quote(f.path) + ", content: " + Quote(f.content) +
+           "}\n";
+  }
+  if (!p.setup.empty()) {
+    o += "  setup:\n";
+    for (const auto& argv : p.setup) o += "    - " + Flow(argv, true) + "\n";
+  }
+  o += "  start: " + p.start + "\n";
+  o += "  processes:\n";
+  for (const ProcessDef& d : p.processes) {
+    o += "    - name: " + Quote(d.name) + "\n";
+    o += "      argv: " + Flow(d.argv, true) + "\n";
+    if (!d.bootstrap_args.empty())
+      o += "      bootstrap_args: " + Flow(d.bootstrap_args, true) + "\n";
+    if (!d.env.empty()) o += "      env: " + env(d.env) + "\n";
+    if (!d.cwd.empty()) o += "      cwd: " + Quote(d.cwd) + "\n";
+    const ProcessReadySpec& r = d.ready;
+    if (r.kind == "tcp") o += "      ready: {tcp: " + Quote(r.port) + "}\n";
+    if (r.kind == "command")
+      o += "      ready: {command: " + Flow(r.command, true) + "}\n";
+    if (r.kind == "http")
+      o += "      ready: {http: {port: " + Quote(r.port) + ", path: " +
+           Quote(r.path) + ", status: " + std::to_string(r.status) + "}}\n";
+    o += "      ready_timeout: " + ms(d.ready_timeout_ms) + "\n";
+    o += "      stop_signal: " + d.stop_signal + "\n";
+    o += "      stop_grace: " + ms(d.stop_grace_ms) + "\n";
+    o += "      faults: " + Flow(d.faults, false) + "\n";
+    if (!d.logs.empty()) o += "      logs: " + Flow(d.logs, true) + "\n";
+  }
+  if (!p.status.empty())
+    o += "  status: {command: " + Flow(p.status, true) +
+         ", timeout: " + ms(p.status_timeout_ms) + "}\n";
+  const ProcessClientSpec& c = p.client;
+  o += "  client:\n";
+  o += "    protocol: " + c.protocol + "\n";
+  if (!c.command.empty()) o += "    command: " + Flow(c.command, true) + "\n";
+  if (!c.env.empty()) o += "    env: " + env(c.env) + "\n";
+  if (!c.cwd.empty()) o += "    cwd: " + Quote(c.cwd) + "\n";
+  o += "    start_timeout: " + ms(c.start_timeout_ms) + "\n";
+  if (!c.port.empty()) o += "    port: " + Quote(c.port) + "\n";
+  o += "    route: " + c.route + "\n";
+  if (!c.sentinel_port.empty())
+    o += "    sentinel: {port: " + Quote(c.sentinel_port) +
+         ", master: " + Quote(c.master) + "}\n";
+  if (!c.commands.empty()) {
+    o += "    commands:\n";
+    for (const auto& [f, argv] : c.commands)
+      o += "      " + f + ": " + Flow(argv, true) + "\n";
+  }
+  return o;
 }
 
 // --- nemesis.faults entries (per-fault settings) as YAML ---
@@ -395,6 +482,8 @@ std::string DescribeSpec(const TestSpec& s) {
     o += "  java: " + Quote(z.java) + "\n";
     o += "  classpath: " + Quote(z.classpath) + "\n";
     o += "  jvm_args: " + Flow(z.jvm_args, true) + "\n";
+  } else if (s.target.name == "process") {
+    o += DescribeProcess(s.target.process);
   } else if (s.target.name == "redis") {
     const RedisSpec& r = s.target.redis;
     o += "  down_after_ms: " + std::to_string(r.down_after_ms) + "\n";

@@ -218,6 +218,7 @@ std::vector<FieldDef> Parser::FieldsOf(const std::string& name) {
   if (name == "zookeeper") return ZookeeperFields();
   if (name == "raftkv") return RaftkvFields();
   if (name == "redis") return RedisFields();
+  if (name == "process") return ProcessFields();
   return EtcdFields();
 }
 
@@ -261,6 +262,7 @@ void Parser::Target(const Item& it) {
     }
   }
   WalkMap(it.value, "target", ValueOrigin(it), fields);
+  if (t.name == "process") FinishProcess(it);
 }
 
 }  // namespace faultline::harness::config_internal

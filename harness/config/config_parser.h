@@ -39,6 +39,30 @@ class Parser : public YamlReader {
   std::vector<FieldDef> RaftkvFields();
   std::vector<FieldDef> ZookeeperFields();
   std::vector<FieldDef> RedisFields();
+  // target: process (config_parse_process.cpp).
+  std::vector<FieldDef> ProcessFields();
+  void Ports(const Item& it);
+  void Lists(const Item& it);
+  void Files(const Item& it);
+  void Setup(const Item& it);
+  void Processes(const Item& it);
+  void ProcessItem(const Item& it, ProcessDef* p);
+  void ProcessReady(const Item& it, ProcessReadySpec* r);
+  void Status(const Item& it);
+  void Client(const Item& it);
+  // Where a template's placeholders may point: a node's process (every
+  // placeholder), one peer of a list, the controller (no node files), a
+  // resp command (the operation's words too).
+  enum class TemplateUse { kNode, kPeer, kController, kResp };
+  void Template(const Item& it, const std::string& text, TemplateUse use);
+  bool TemplateList(const Item& it, std::vector<std::string>* out,
+                    TemplateUse use);
+  void TemplateEnv(const Item& it,
+                   std::vector<std::pair<std::string, std::string>>* out,
+                   TemplateUse use);
+  Origin TemplateOrigin(const Item& it, std::size_t offset) const;
+  // Checks the templates and port references read from the section.
+  void FinishProcess(const Item& target);
   // The keys of target `name` (etcd's for an unknown name).
   std::vector<FieldDef> FieldsOf(const std::string& name);
   // Reports a key of another target than the one named (`name_known`:
@@ -68,6 +92,18 @@ class Parser : public YamlReader {
   void Checker(const Item& it);
 
   TestSpec* spec_;
+  struct PendingTemplate {
+    Item item;
+    std::string text;
+    TemplateUse use;
+  };
+  struct PendingPort {
+    Item item;
+    std::string name;
+  };
+  std::vector<PendingTemplate> pending_templates_;
+  std::vector<PendingPort> pending_ports_;
+  std::set<const ProcessDef*> process_faults_given_;
 };
 
 }  // namespace faultline::harness::config_internal

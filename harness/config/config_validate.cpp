@@ -322,8 +322,8 @@ void CheckLossAndClock(const TestSpec& s, const Provenance& prov,
   // move their clocks. Not etcd: Go reads the vDSO and ignores it.
   // ZooKeeper: the JVM reads libc's clocks; Redis: with the faketime shim
   // preloaded first (targets/redis/faketime_shim.c).
-  static const std::vector<std::string> kClockTargets = {"raftkv", "zookeeper",
-                                                         "redis"};
+  static const std::vector<std::string> kClockTargets = {
+      "raftkv", "zookeeper", "redis", "process"};
   const std::string kind = clock ? "clock" : "strobe";
   // System clocks (CheckSystemClock) move every process, etcd too.
   if (n.clock_mode == "faketime" &&
@@ -633,7 +633,68 @@ void CheckZookeeper(const TestSpec& s, const Provenance& prov,
   }
 }
 
+// target: process. Every fault that acts on processes finds one, and what
+// needs the nodes' own view of who leads has a status command.
+void CheckProcess(const TestSpec& s, const Provenance& prov,
+                  Diagnostics* diag) {
+  const ProcessSpec& p = s.target.process;
+  if (prov.AnyBad({"target.processes", "nemesis.faults"})) return;
+  const NemesisSpec& n = s.nemesis;
+  for (const char* kind : {"pause", "kill", "clock"}) {
+    bool used = Has(n.faults, kind);
+    if (std::string(kind) == "kill") used = used || Has(n.faults, "kill-voter");
+    if (std::string(kind) == "clock") used = used || Has(n.faults, "strobe");
+    if (!used || (n.clock_mode == "system" && std::string(kind) == "clock"))
+      continue;
+    bool found = false;
+    for (const ProcessDef& d : p.processes) found = found || Has(d.faults, kind);
+    if (!found) {
+      diag->Add(prov.Blame({"nemesis.faults", "target.processes"}),
+                std::string("nemesis.faults has ") + kind +
+                    ", but no process of target.processes takes it (their "
+                    "`faults` lists leave it out)",
+                std::string("add ") + kind +
+                    " to the `faults` of the process it should act on, or "
+                    "remove it from nemesis.faults");
+    }
+  }
+  if (!p.status.empty()) return;
+  // Which selectors the faults really use: the nemesis-level lists apply
+  // to faults that act on nodes (targets) or partition (partitions).
+  const bool node_faults = Has(n.faults, "pause") || Has(n.faults, "kill") ||
+                           Has(n.faults, "delay") || Has(n.faults, "loss") ||
+                           Has(n.faults, "clock") || Has(n.faults, "strobe");
+  bool leader = (node_faults && (Has(n.targets, "leader") ||
+                                 Has(n.targets, "follower"))) ||
+                (Has(n.faults, "partition") && Has(n.partitions, "leader"));
+  for (const FaultEntry& e : n.entries) {
+    for (const FaultSettings& f : e.faults) {
+      if (f.targets && (Has(*f.targets, "leader") || Has(*f.targets, "follower")))
+        leader = true;
+      if (f.partitions && Has(*f.partitions, "leader")) leader = true;
+    }
+  }
+  std::string needs;
+  if (leader) needs = "a leader or follower selector";
+  if (Has(n.faults, "kill-voter")) needs = "the kill-voter fault";
+  if (s.workload.observe_ms > 0) needs = "workload.observe_ms";
+  if (!needs.empty()) {
+    diag->Add(prov.Blame({"nemesis.targets", "nemesis.partitions",
+                          "workload.observe_ms", "target"}),
+              needs +
+                  " needs each node's own view of who leads, but "
+                  "target.status has no command",
+              "add `status: {command: [...]}` printing {\"role\": ..., "
+              "\"term\": ..., \"leader\": ...} (docs/targets/process.md), "
+              "or use the one/minority/majority selectors");
+  }
+}
+
 void CheckTarget(const TestSpec& s, const Provenance& prov, Diagnostics* diag) {
+  if (s.target.name == "process") {
+    CheckProcess(s, prov, diag);
+    return;
+  }
   if (s.target.name == "zookeeper") {
     CheckZookeeper(s, prov, diag);
     return;
@@ -670,8 +731,8 @@ void CheckWorkload(const TestSpec& s, const Provenance& prov,
   if (w.name == "lock" || w.name == "election") {
     // The targets whose client implements acquire/renew/release (elections
     // run on the same client).
-    static const std::vector<std::string> kLockTargets = {"etcd", "raftkv",
-                                                          "redis", "zookeeper"};
+    static const std::vector<std::string> kLockTargets = {
+        "etcd", "raftkv", "redis", "zookeeper", "process"};
     const bool has_lock_client =
         std::find(kLockTargets.begin(), kLockTargets.end(), s.target.name) !=
         kLockTargets.end();

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -142,12 +143,109 @@ struct ZookeeperSpec {
   bool operator==(const ZookeeperSpec&) const = default;
 };
 
+// --- target: process (docs/targets/process.md): any system from YAML -------
+// Every text below marked "template" may hold placeholders ({name}, {ip},
+// {port:NAME}, {peers:NAME}, ...; harness/config/template.h), checked when
+// the config is loaded.
+
+// How a process shows it is ready ([ready]). kind "" = as soon as it runs.
+struct ProcessReadySpec {
+  std::string kind;                  // "" | "tcp" | "command" | "http"
+  std::string port;                  // tcp, http: a name of `ports`
+  std::vector<std::string> command;  // command: argv template, run on the
+                                     // node; exit 0 = ready
+  std::string path = "/";            // http: the path asked (GET)
+  int status = 200;                  // http: the status that means ready
+  bool operator==(const ProcessReadySpec&) const = default;
+};
+
+// One named process of every node ([processes] item).
+struct ProcessDef {
+  std::string name;                         // [name] [A-Za-z0-9_-]+, unique
+  std::vector<std::string> argv;            // [argv] templates, >= 1
+  std::vector<std::string> bootstrap_args;  // [bootstrap_args] appended on
+                                            // the first start of node 1 only
+  std::vector<std::pair<std::string, std::string>> env;  // [env] templates
+  std::string cwd;                          // [cwd] template; "" = {dir}
+  ProcessReadySpec ready;                   // [ready]
+  int ready_timeout_ms = 30000;             // [ready_timeout]
+  std::string stop_signal = "TERM";         // [stop_signal] TERM INT QUIT
+                                            // HUP KILL
+  int stop_grace_ms = 5000;                 // [stop_grace]
+  // [faults] what acts on this process: pause, kill, clock. Unset: all
+  // three for the first process, none for the others.
+  std::vector<std::string> faults;
+  std::vector<std::string> logs;  // [logs] extra files to collect
+                                  // (templates, on the node)
+  bool operator==(const ProcessDef&) const = default;
+};
+
+// A custom peer list ([lists] NAME: {each, separator, others}).
+struct PeerListSpec {
+  std::string name;
+  std::string each;              // [each] per-peer template
+  std::string separator = ",";   // [separator]
+  bool others = false;           // [others] leave out the node itself
+  bool operator==(const PeerListSpec&) const = default;
+};
+
+struct ProcessFileSpec {
+  std::string path;     // [path] template, absolute after expansion
+  std::string content;  // [content] template
+  bool operator==(const ProcessFileSpec&) const = default;
+};
+
+struct ProcessClientSpec {
+  std::string protocol = "exec";  // [protocol] exec | resp | etcd
+  // exec: [command] argv template run on the controller, one process per
+  // worker; [env] templates; [start_timeout].
+  std::vector<std::string> command;
+  std::vector<std::pair<std::string, std::string>> env;
+  int start_timeout_ms = 10000;
+  // exec: [cwd] the clients' working directory; relative to the config
+  // file's directory, which is also the default ("" when loaded from text:
+  // the controller's current directory).
+  std::string cwd;
+  // resp, etcd: [port] the named port clients connect to.
+  std::string port;
+  // resp: [route] node | sentinel; [sentinel] {port, master}; [commands]
+  // f -> argv template ({key} {value} {old} {new} {ttl} {token} {owner}).
+  std::string route = "node";
+  std::string sentinel_port;
+  std::string master = "mymaster";
+  std::map<std::string, std::vector<std::string>> commands;
+  bool operator==(const ProcessClientSpec&) const = default;
+};
+
+struct ProcessSpec {
+  std::string system = "process";    // [system] the name reports show
+  std::vector<std::string> version;  // [version] argv run on the controller
+  std::vector<std::pair<std::string, int>> ports;  // [ports] name -> port
+  std::vector<PeerListSpec> lists;                 // [lists]
+  std::vector<ProcessFileSpec> files;              // [files]
+  std::vector<std::vector<std::string>> setup;     // [setup] argv templates
+  std::string start = "parallel";  // [start] parallel | sequential
+  std::vector<ProcessDef> processes;  // [processes] >= 1
+  std::vector<std::string> status;    // [status.command] argv template
+  int status_timeout_ms = 1000;       // [status.timeout]
+  ProcessClientSpec client;           // [client]
+  // [config_dir] what the {config_dir} placeholder stands for; default: the
+  // config file's directory, absolute ("" when loaded from text). A
+  // described config (a run's stored copy) names it, so it still points
+  // where the original did.
+  std::string config_dir;
+  bool operator==(const ProcessSpec&) const = default;
+};
+// --- end target: process ---
+
 struct TargetSpec {
-  std::string name = "etcd";  // [name] "etcd" | "raftkv" | "redis"
+  std::string name = "etcd";  // [name] etcd | raftkv | redis | zookeeper |
+                              // process
   EtcdSpec etcd;              // etcd's keys, flat under `target:`
   RaftkvSpec raftkv;          // raftkv's keys, flat under `target:`
   RedisSpec redis;            // redis's keys, flat under `target:`
   ZookeeperSpec zookeeper;    // zookeeper's keys, flat under `target:`
+  ProcessSpec process;        // process's keys, flat under `target:`
   bool operator==(const TargetSpec&) const = default;
 };
 

@@ -60,4 +60,15 @@ class Target {
       const Node& node, const std::string& workload) = 0;
 };
 
+// Optional ability of a Target whose clients can tell that the run cannot
+// go on (the process target's exec clients that keep crashing or lying).
+// The interpreter asks after every info completion and after every client
+// it could not open; a non-empty answer stops the run with that message.
+// Thread-safety: called from worker threads.
+class ClientHealth {
+ public:
+  virtual ~ClientHealth() = default;
+  virtual std::string Fatal() = 0;
+};
+
 }  // namespace faultline::harness

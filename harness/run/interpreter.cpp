@@ -171,7 +171,11 @@ class Run {
         std::chrono::duration<double>(Clock::now() - started).count();
 
     auto final_started = Clock::now();
-    FinalPhase(report);
+    {
+      std::lock_guard<std::mutex> lock(client_failure_mu_);
+      report.client_failure = client_failure_;
+    }
+    if (report.client_failure.empty()) FinalPhase(report);
     report.final_s =
         std::chrono::duration<double>(Clock::now() - final_started).count();
 
@@ -298,11 +302,13 @@ class Run {
       if (delay.count() > 0 && !latch_.WaitUntil(Clock::now() + delay)) break;
       if (InvokeOne(client.get(), process, *node, op, std::move(extra)) ==
           Outcome::kInfo) {
+        if (ClientsGaveUp()) break;
         // The op may still be in flight: this process never invokes again.
         process = next_process_.fetch_add(1);
         client = Open(*node);
       }
       if (client == nullptr) client = Open(*node);
+      if (ClientsGaveUp()) break;
     }
   }
 
@@ -484,6 +490,23 @@ class Run {
     }
   }
 
+  // Asks a ClientHealth target whether its clients can go on; the first
+  // time one says no, records why and stops the workload.
+  bool ClientsGaveUp() {
+    auto* health = dynamic_cast<ClientHealth*>(c_.target);
+    if (health == nullptr) return false;
+    std::string fatal = health->Fatal();
+    if (fatal.empty()) return false;
+    {
+      std::lock_guard<std::mutex> lock(client_failure_mu_);
+      if (!client_failure_.empty()) return true;
+      client_failure_ = fatal;
+    }
+    spdlog::error("stopping the run: {}", fatal);
+    latch_.Stop();
+    return true;
+  }
+
   // Calls on_abort the first time the interpreter sees the abort flag.
   void NoticeAbort() {
     if (abort_noticed_) return;
@@ -537,6 +560,8 @@ class Run {
   Counters counters_;
   std::atomic<std::int64_t> next_process_{0};
   bool abort_noticed_ = false;  // main thread only
+  std::mutex client_failure_mu_;
+  std::string client_failure_;  // ClientsGaveUp: why the clients stopped
   bool waiting_ = false;        // main thread only: past the time limit
 };
 

@@ -82,6 +82,10 @@ struct InterpreterReport {
   int faults_healed = 0;
   std::vector<std::string> problems;  // nemesis errors, final reads not ok
   bool aborted = false;
+  // Non-empty when the target's clients said the run cannot go on
+  // (ClientHealth, harness/interfaces/target.h): the workload stopped early
+  // and no final operation ran.
+  std::string client_failure;
   double workload_s = 0;  // wall time of the faulted phase
   double final_s = 0;     // recovery + final operations
 };

@@ -1,0 +1,92 @@
+// ProcessTarget: any system described in the config (`target: process`,
+// docs/targets/process.md). Per node it runs the configured processes (a
+// server and any sidecars), each from an argv template (never a shell),
+// waits for each to be ready (a TCP port, a command, an HTTP status), asks
+// an optional status command who leads, and opens clients speaking one of
+// three protocols: exec (a program in any language, JSON lines;
+// docs/exec-protocol.md), resp (any Redis-protocol server, commands from
+// the config) or etcd (the etcd v3 API).
+//
+// Faults act on the processes whose `faults` list names them: Kill and
+// Pause/Resume on those with kill / pause (through Daemons, so the ledger
+// and `faultline heal` treat them exactly like the built-in targets'), the
+// clock on those with clock (libfaketime in their environment). Start
+// starts every process of the node that is not running.
+//
+// Thread-safety: as Target (harness/interfaces/target.h). The client
+// factory's ExecHealth is shared by every exec client of the run.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "harness/clock/clock.h"
+#include "harness/config/spec.h"
+#include "harness/config/template.h"
+#include "harness/process/daemon_target.h"
+
+namespace faultline::targets::process {
+
+class ExecHealth;
+
+class ProcessTarget : public harness::DaemonTarget,
+                      public harness::ClockSkewable,
+                      public harness::ClientHealth {
+ public:
+  // `work_dir`: the node-side directory (as for every DaemonTarget);
+  // `controller_dir`: a directory on the controller for the exec clients'
+  // logs (moved next to the node logs at Teardown; "" = no client logs).
+  ProcessTarget(const harness::ProcessSpec& spec,
+                const harness::WorkloadSpec& workload, harness::Ledger* ledger,
+                const std::string& work_dir, std::string controller_dir,
+                bool local_nodes);
+  ~ProcessTarget() override;
+
+  std::string name() const override { return spec_.system; }
+  std::string version() override;
+  harness::Status Setup(harness::Cluster& cluster) override;
+  harness::Status Start(const harness::Node& node) override;
+  harness::Status AwaitHealthy(std::chrono::milliseconds timeout) override;
+  harness::Status Kill(const harness::Node& node) override;
+  harness::Status Pause(const harness::Node& node) override;
+  harness::Status Resume(const harness::Node& node) override;
+  bool Running(const harness::Node& node) override;
+  harness::NodeStatus Inspect(const harness::Node& node) override;
+  harness::Status Teardown(const std::string& log_dir) override;
+  harness::Result<std::unique_ptr<harness::Client>> OpenClient(
+      const harness::Node& node, const std::string& workload) override;
+  // The exec clients' verdict on themselves: "" while they behave.
+  std::string Fatal() override;
+
+  // The template context of `node` (the current process's log left empty).
+  harness::TemplateContext ContextOf(const harness::Node& node) const;
+
+ private:
+  // The processes of `spec_` whose faults list has `kind`.
+  std::vector<const harness::ProcessDef*> Taking(const char* kind) const;
+  // "" when `def` on `node` is ready; else what is missing.
+  std::string ReadyProblem(const harness::Node& node,
+                           const harness::ProcessDef& def);
+  // The last bytes of a process's log on its node, for error messages.
+  std::string LogTail(const harness::Node& node, const std::string& process);
+  harness::Status StartOne(const harness::Node& node,
+                           const harness::ProcessDef& def);
+
+  const harness::ProcessSpec spec_;
+  const harness::WorkloadSpec workload_;
+  const std::string controller_dir_;
+  const bool local_nodes_;  // netns: programs beside faultline are found
+  std::vector<harness::TemplatePeer> peers_;
+
+  std::mutex mu_;
+  std::set<std::string> started_once_;  // nodes started at least once
+  std::set<std::string> killed_;        // nodes whose kill-able processes
+                                        // were killed and not restarted
+  int clients_opened_ = 0;
+  std::shared_ptr<ExecHealth> health_;
+};
+
+}  // namespace faultline::targets::process
