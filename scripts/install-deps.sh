@@ -31,6 +31,9 @@ packages=(
   docker.io
   # e2e_ssh_run.sh logs in as a non-root user with passwordless sudo
   sudo
+  # target: process examples: MariaDB with Galera and its Python exec client
+  # (examples/galera), and Node.js for the JavaScript reference client
+  mariadb-server galera-4 python3-pymysql nodejs
 )
 
 missing=()
@@ -55,6 +58,10 @@ apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 # Debian starts an etcd service on install; faultline runs its own members.
 if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet etcd 2>/dev/null; then
   systemctl stop etcd || true
+fi
+# ... and MariaDB's (the Galera runs start their own servers in namespaces).
+if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet mariadb 2>/dev/null; then
+  systemctl stop mariadb || true
 fi
 # ... and the docker engine's service (it would manage the host firewall);
 # tests/e2e_docker.sh starts a private engine of its own.
