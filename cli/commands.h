@@ -21,5 +21,6 @@ void AddHealCommand(CLI::App& root, int& exit_code);
 void AddListCommand(CLI::App& root, int& exit_code);
 void AddReportCommand(CLI::App& root, int& exit_code);
 void AddSuiteCommand(CLI::App& root, int& exit_code);
+void AddClientTestCommand(CLI::App& root, int& exit_code);
 
 }  // namespace faultline::cli

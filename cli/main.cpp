@@ -53,6 +53,7 @@ int main(int argc, char** argv) {
   AddListCommand(app, exit_code);
   AddReportCommand(app, exit_code);
   AddSuiteCommand(app, exit_code);
+  AddClientTestCommand(app, exit_code);
   // Each subcommand's help names the global flags, which CLI11 lists only
   // in the top-level help, and ends with a newline, so nothing printed
   // after it joins its last line.

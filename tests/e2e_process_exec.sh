@@ -10,7 +10,9 @@
 #     config errors at file:line:column (exit 254, nothing started); a server
 #     that exits at once fails the setup naming the node and quoting its log;
 #  d. a controller SIGKILLed while a process is paused: `faultline heal`
-#     resumes and stops it from the ledger; nothing of the run is left.
+#     resumes and stops it from the ledger; nothing of the run is left;
+#  e. `faultline client-test` passes an honest client and fails a crashing
+#     one.
 # Needs root, python3 and raftkv next to faultline. Subnets 10.77.130-133.
 source "$(dirname "$0")/lib.sh"
 require_root
@@ -130,4 +132,19 @@ for p in "${pids[@]}"; do
   [ "$st" = gone ] || [ "$st" = Z ] || fail "(d) process $p survived heal (state $st)"
 done
 all_healed "$run" netns || fail "(d) namespaces left"
+# --- e: faultline client-test -------------------------------------------------
+# The fake client keeps an honest register in memory (no server needed); the
+# crashing one fails the check, naming what it did.
+for mode in good crash; do
+  sed "s#^    command: \[python3, ../../examples/clients/python/raftkv_client.py\]#    command: [$PY, $FAKE, $mode]#" \
+    "$SRC/configs/process/raftkv-register.yaml" >"$WORK/ct-$mode.yaml"
+  set +e; "$FAULTLINE_BIN" client-test "$WORK/ct-$mode.yaml" --address 127.0.0.1 >"$WORK/ct.txt" 2>&1; rc=$?; set -e
+  if [ "$mode" = good ]; then
+    [ "$rc" -eq 0 ] || { cat "$WORK/ct.txt"; fail "(e) client-test of an honest client exited $rc"; }
+    grep -q "8 of 8 checks passed" "$WORK/ct.txt" || fail "(e) not every check ran"
+  else
+    [ "$rc" -eq 1 ] || { cat "$WORK/ct.txt"; fail "(e) client-test of a crashing client exited $rc, expected 1"; }
+    grep -q "FAIL" "$WORK/ct.txt" || fail "(e) no FAIL line"
+  fi
+done
 echo "PASS"

@@ -524,84 +524,9 @@ std::string ProcessTarget::Fatal() { return health_->Fatal(); }
 
 Result<std::unique_ptr<harness::Client>> ProcessTarget::OpenClient(
     const Node& node, const std::string& workload) {
-  if (workload != "register" && workload != "lock") {
-    return Fail(name() + ": no client for workload '" + workload +
-                "' (supported: register, lock)");
-  }
   const Node* n = daemons_.Find(node.name);
   if (n == nullptr) return Fail(name() + ": unknown node " + node.name);
-  const harness::ProcessClientSpec& c = spec_.client;
-  harness::TemplateContext ctx = ContextOf(*n);
-  ctx.dir = ctx.data = "";
-  auto port_of = [&](const std::string& p) {
-    for (const auto& [pn, number] : spec_.ports) {
-      if (pn == p || std::to_string(number) == p) return number;
-    }
-    return 0;
-  };
-  if (c.protocol == "etcd") {
-    etcd::EtcdClientOptions o;
-    o.ip = n->ip;
-    o.port = port_of(c.port);
-    o.op_timeout_ms = workload_.op_timeout_ms;
-    o.lock_ttl_ms = workload_.ttl_ms;
-    o.acquire_timeout_ms = workload_.op_timeout_ms;
-    return std::unique_ptr<harness::Client>(
-        std::make_unique<etcd::EtcdClient>(o));
-  }
-  if (c.protocol == "resp") {
-    RespClientOptions o;
-    o.host = n->ip;
-    o.port = port_of(c.port);
-    o.route = c.route;
-    o.master = c.master;
-    if (c.route == "sentinel") {
-      const int sp = port_of(c.sentinel_port);
-      o.sentinels.push_back(n->ip + ":" + std::to_string(sp));
-      for (const Node& m : daemons_.nodes()) {
-        if (m.name != n->name)
-          o.sentinels.push_back(m.ip + ":" + std::to_string(sp));
-      }
-    }
-    // The node's placeholders are expanded here; the operation's words
-    // ({key} ...) stay for the client to fill in per operation.
-    harness::TemplateContext words = ctx;
-    for (const char* w :
-         {"key", "value", "old", "new", "ttl", "token", "owner"})
-      words.extra[w] = std::string("{") + w + "}";
-    for (const auto& [f, argv] : c.commands)
-      o.commands[f] = harness::ExpandAll(argv, words);
-    // Commands the config leaves out keep their defaults.
-    for (auto& [f, argv] : DefaultRespCommands(workload))
-      o.commands.emplace(f, argv);
-    o.op_timeout_ms = workload_.op_timeout_ms;
-    o.lock_ttl_ms = workload_.ttl_ms;
-    return MakeRespClient(std::move(o));
-  }
-  ExecClientOptions o;
-  o.argv = harness::ExpandAll(c.command, ctx);
-  o.working_dir = c.cwd;
-  o.workload = workload;
-  o.node = n->name;
-  o.op_timeout_ms = workload_.op_timeout_ms;
-  o.start_timeout_ms = c.start_timeout_ms;
-  o.lock_ttl_ms = workload_.ttl_ms;
-  std::string nodes;
-  for (const Node& m : daemons_.nodes())
-    nodes += (nodes.empty() ? "" : ",") + m.name + "=" + m.ip;
-  o.env = {
-      "FAULTLINE_PROTOCOL=" + std::to_string(kExecProtocol),
-      "FAULTLINE_WORKLOAD=" + workload,
-      "FAULTLINE_NODE=" + n->name,
-      "FAULTLINE_NODE_ID=" + std::to_string(n->index + 1),
-      "FAULTLINE_NODE_IP=" + n->ip,
-      "FAULTLINE_NODES=" + nodes,
-      "FAULTLINE_OP_TIMEOUT_MS=" + std::to_string(workload_.op_timeout_ms)};
-  for (const auto& [pn, number] : spec_.ports)
-    o.env.push_back("FAULTLINE_PORT_" + Upper(pn) + "=" +
-                    std::to_string(number));
-  for (const auto& [k, v] : c.env)
-    o.env.push_back(k + "=" + harness::ExpandTemplate(v, ctx));
+  std::string log_path;
   {
     std::lock_guard<std::mutex> lock(mu_);
     ++clients_opened_;
@@ -610,9 +535,101 @@ Result<std::unique_ptr<harness::Client>> ProcessTarget::OpenClient(
   if (!controller_dir_.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(controller_dir_ + "/clients", ec);
-    o.log_path = controller_dir_ + "/clients/" + n->name + ".log";
+    log_path = controller_dir_ + "/clients/" + n->name + ".log";
   }
-  return OpenExecClient(o, health_);
+  return OpenProcessClient(spec_, workload_, workload, peers_, n->index,
+                           health_, log_path);
+}
+
+Result<std::unique_ptr<harness::Client>> OpenProcessClient(
+    const harness::ProcessSpec& spec, const harness::WorkloadSpec& w,
+    const std::string& workload,
+    const std::vector<harness::TemplatePeer>& nodes, int index,
+    std::shared_ptr<ExecHealth> health, const std::string& log_path) {
+  if (workload != "register" && workload != "lock") {
+    return Fail(spec.system + ": no client for workload '" + workload +
+                "' (supported: register, lock)");
+  }
+  if (index < 0 || static_cast<std::size_t>(index) >= nodes.size())
+    return Fail(spec.system + ": no node " + std::to_string(index + 1));
+  const harness::TemplatePeer& n = nodes[static_cast<std::size_t>(index)];
+  const harness::ProcessClientSpec& c = spec.client;
+  harness::TemplateContext ctx;
+  ctx.nodes = nodes;
+  ctx.self = index;
+  ctx.ports = spec.ports;
+  ctx.lists = spec.lists;
+  ctx.config_dir = spec.config_dir;
+  auto port_of = [&](const std::string& p) {
+    for (const auto& [pn, number] : spec.ports) {
+      if (pn == p || std::to_string(number) == p) return number;
+    }
+    return 0;
+  };
+  if (c.protocol == "etcd") {
+    etcd::EtcdClientOptions o;
+    o.ip = n.ip;
+    o.port = port_of(c.port);
+    o.op_timeout_ms = w.op_timeout_ms;
+    o.lock_ttl_ms = w.ttl_ms;
+    o.acquire_timeout_ms = w.op_timeout_ms;
+    return std::unique_ptr<harness::Client>(
+        std::make_unique<etcd::EtcdClient>(o));
+  }
+  if (c.protocol == "resp") {
+    RespClientOptions o;
+    o.host = n.ip;
+    o.port = port_of(c.port);
+    o.route = c.route;
+    o.master = c.master;
+    if (c.route == "sentinel") {
+      const int sp = port_of(c.sentinel_port);
+      o.sentinels.push_back(n.ip + ":" + std::to_string(sp));
+      for (const harness::TemplatePeer& m : nodes) {
+        if (m.name != n.name)
+          o.sentinels.push_back(m.ip + ":" + std::to_string(sp));
+      }
+    }
+    // The node's placeholders are expanded here; the operation's words
+    // ({key} ...) stay for the client to fill in per operation.
+    harness::TemplateContext words = ctx;
+    for (const char* word :
+         {"key", "value", "old", "new", "ttl", "token", "owner"})
+      words.extra[word] = std::string("{") + word + "}";
+    for (const auto& [f, argv] : c.commands)
+      o.commands[f] = harness::ExpandAll(argv, words);
+    // Commands the config leaves out keep their defaults.
+    for (auto& [f, argv] : DefaultRespCommands(workload))
+      o.commands.emplace(f, argv);
+    o.op_timeout_ms = w.op_timeout_ms;
+    o.lock_ttl_ms = w.ttl_ms;
+    return MakeRespClient(std::move(o));
+  }
+  ExecClientOptions o;
+  o.argv = harness::ExpandAll(c.command, ctx);
+  o.working_dir = c.cwd;
+  o.workload = workload;
+  o.node = n.name;
+  o.op_timeout_ms = w.op_timeout_ms;
+  o.start_timeout_ms = c.start_timeout_ms;
+  o.lock_ttl_ms = w.ttl_ms;
+  o.log_path = log_path;
+  std::string list;
+  for (const harness::TemplatePeer& m : nodes)
+    list += (list.empty() ? "" : ",") + m.name + "=" + m.ip;
+  o.env = {"FAULTLINE_PROTOCOL=" + std::to_string(kExecProtocol),
+           "FAULTLINE_WORKLOAD=" + workload,
+           "FAULTLINE_NODE=" + n.name,
+           "FAULTLINE_NODE_ID=" + std::to_string(index + 1),
+           "FAULTLINE_NODE_IP=" + n.ip,
+           "FAULTLINE_NODES=" + list,
+           "FAULTLINE_OP_TIMEOUT_MS=" + std::to_string(w.op_timeout_ms)};
+  for (const auto& [pn, number] : spec.ports)
+    o.env.push_back("FAULTLINE_PORT_" + Upper(pn) + "=" +
+                    std::to_string(number));
+  for (const auto& [k, v] : c.env)
+    o.env.push_back(k + "=" + harness::ExpandTemplate(v, ctx));
+  return OpenExecClient(o, std::move(health));
 }
 
 }  // namespace faultline::targets::process

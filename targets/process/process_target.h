@@ -89,4 +89,14 @@ class ProcessTarget : public harness::DaemonTarget,
   std::shared_ptr<ExecHealth> health_;
 };
 
+// The client of `spec` bound to nodes[index] for `workload` ("register" or
+// "lock"), outside a run as well (faultline client-test): exec clients get
+// the FAULTLINE_* environment of docs/exec-protocol.md and append their
+// stderr to `log_path` ("" = nowhere); `health` may be null.
+harness::Result<std::unique_ptr<harness::Client>> OpenProcessClient(
+    const harness::ProcessSpec& spec, const harness::WorkloadSpec& w,
+    const std::string& workload,
+    const std::vector<harness::TemplatePeer>& nodes, int index,
+    std::shared_ptr<ExecHealth> health, const std::string& log_path);
+
 }  // namespace faultline::targets::process
