@@ -55,7 +55,8 @@ void Parser::Template(const Item& it, const std::string& text,
 
 bool Parser::TemplateList(const Item& it, std::vector<std::string>* out,
                           TemplateUse use) {
-  if (!TextList(it, out)) return false;
+  // An argument may be empty (`--save ""`).
+  if (!TextList(it, out, /*allow_empty=*/true)) return false;
   for (std::size_t i = 0; i < out->size(); ++i) {
     Item elem{it.key, it.value[i], it.path + "[" + std::to_string(i) + "]",
               it.name};
@@ -146,7 +147,7 @@ void Parser::ProcessReady(const Item& it, ProcessReadySpec* r) {
 
 void Parser::ProcessItem(const Item& it, ProcessDef* p) {
   WalkMap(
-      it.value, "target.processes[]", ValueOrigin(it),
+      it.value, it.path, ValueOrigin(it),
       {{"name",
         [&, p](const Item& x) {
           if (Text(x, false, &p->name) && !PlainName(p->name)) {
@@ -157,8 +158,8 @@ void Parser::ProcessItem(const Item& it, ProcessDef* p) {
        {"argv",
         [&, p](const Item& x) {
           if (TemplateList(x, &p->argv, TemplateUse::kNode) &&
-              p->argv.empty()) {
-            Error(x, "must not be empty",
+              (p->argv.empty() || p->argv[0].empty())) {
+            Error(x, "must not be empty and must start with a program",
                   "e.g. `argv: [redis-server, --port, \"{port:client}\"]`");
           }
         }},
@@ -318,7 +319,7 @@ void Parser::Files(const Item& it) {
               it.name};
     ProcessFileSpec f;
     bool has_content = false;
-    WalkMap(it.value[i], "target.files[]", ValueOrigin(elem),
+    WalkMap(it.value[i], elem.path, ValueOrigin(elem),
             {{"path",
               [&](const Item& x) {
                 if (Text(x, false, &f.path)) {

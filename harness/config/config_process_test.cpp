@@ -137,3 +137,15 @@ TEST_CASE("templates expand per node", "[config][process][template]") {
   REQUIRE(e);
   CHECK(e->offset == 4);
 }
+
+TEST_CASE("process: an empty argument is kept, an empty program is not",
+          "[config][process]") {
+  LoadResult r =
+      MustLoad(Config("    - argv: [redis-server, --save, \"\", --port, "
+                      "\"{port:client}\"]\n"));
+  CHECK(r.spec->target.process.processes[0].argv[2].empty());
+  const ConfigError e =
+      ExpectError(Config("    - argv: [\"\", x]\n"),
+                  {.message_has = {"must start with a program"}});
+  CHECK_THAT(e.message, Catch::Matchers::Contains("target.processes[0].argv"));
+}

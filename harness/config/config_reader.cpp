@@ -402,7 +402,8 @@ bool YamlReader::EnumList(const Item& it, const std::vector<KnownName>& known,
   return true;
 }
 
-bool YamlReader::TextList(const Item& it, std::vector<std::string>* out) {
+bool YamlReader::TextList(const Item& it, std::vector<std::string>* out,
+                          bool allow_empty) {
   const YAML::Node& v = it.value;
   if (!v.IsSequence()) {
     Error(it, "expected a list of text, got " + Got(v),
@@ -415,7 +416,7 @@ bool YamlReader::TextList(const Item& it, std::vector<std::string>* out) {
   for (std::size_t i = 0; i < v.size(); ++i) {
     Item elem{it.key, v[i], it.path + "[" + std::to_string(i) + "]", it.name};
     std::string s;
-    if (!Text(elem, /*allow_empty=*/false, &s)) {
+    if (!Text(elem, allow_empty, &s)) {
       ok = false;
       continue;
     }

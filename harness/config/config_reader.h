@@ -100,7 +100,8 @@ class YamlReader {
   // A list of distinct known names (may be empty).
   bool EnumList(const Item& it, const std::vector<KnownName>& known,
                 const std::string& what, std::vector<std::string>* out);
-  bool TextList(const Item& it, std::vector<std::string>* out);
+  bool TextList(const Item& it, std::vector<std::string>* out,
+                bool allow_empty = false);
 
   Provenance* prov_;
   Diagnostics* diag_;
