@@ -55,13 +55,7 @@ using harness::Operation;
 using harness::Outcome;
 using harness::PreparedOp;
 
-Completion Done(Outcome type, Value value, std::string error = "") {
-  Completion c;
-  c.type = type;
-  c.value = std::move(value);
-  c.error = std::move(error);
-  return c;
-}
+using harness::Done;
 
 // Generated (not recorded) form of a write or release: the value to write
 // (writes only) and the delay before the invocation.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 
 #include "checkers/value.h"
 
@@ -22,6 +23,16 @@ struct Completion {
   checkers::Value value;  // ok: the observed result; fail/info: the argument
   std::string error;      // why fail/info, e.g. "timeout"
 };
+
+// A completion: the clients' shorthand for {type, value, error}.
+inline Completion Done(Outcome type, checkers::Value value,
+                       std::string error = "") {
+  Completion c;
+  c.type = type;
+  c.value = std::move(value);
+  c.error = std::move(error);
+  return c;
+}
 
 class Client {
  public:

@@ -17,13 +17,7 @@ using harness::Completion;
 using harness::Operation;
 using harness::Outcome;
 
-Completion Done(Outcome type, Value value, std::string error = "") {
-  Completion c;
-  c.type = type;
-  c.value = std::move(value);
-  c.error = std::move(error);
-  return c;
-}
+using harness::Done;
 
 // The outcome of a request that did not produce a usable 200 reply, for an
 // operation that may have side effects (write, cas).

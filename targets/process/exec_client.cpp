@@ -24,13 +24,7 @@ constexpr std::size_t kQuoteLimit = 200;
 // killed (its exit status names what happened).
 constexpr auto kExitWait = std::chrono::milliseconds(1000);
 
-Completion Done(Outcome type, Value value, std::string error = "") {
-  Completion c;
-  c.type = type;
-  c.value = std::move(value);
-  c.error = std::move(error);
-  return c;
-}
+using harness::Done;
 
 // `line` cut to kQuoteLimit bytes at a UTF-8 boundary, invalid bytes and
 // control characters as '?', for messages and the history's error field.

@@ -30,13 +30,7 @@ using Command = std::vector<std::string>;
 // sentinel leaves time for the others.
 constexpr auto kSentinelTimeout = std::chrono::milliseconds(400);
 
-Completion Done(Outcome type, Value value, std::string error = "") {
-  Completion c;
-  c.type = type;
-  c.value = std::move(value);
-  c.error = std::move(error);
-  return c;
-}
+using harness::Done;
 
 std::string Shorten(std::string s) {
   if (s.size() > 100) s = s.substr(0, 97) + "...";

@@ -18,13 +18,7 @@ using harness::Operation;
 using harness::Outcome;
 using Clock = std::chrono::steady_clock;
 
-Completion Done(Outcome type, Value value, std::string error = "") {
-  Completion c;
-  c.type = type;
-  c.value = std::move(value);
-  c.error = std::move(error);
-  return c;
-}
+using harness::Done;
 
 // The first word of an error reply ("NOTLEADER", "ERR", ...).
 std::string_view ErrorCode(std::string_view error) {

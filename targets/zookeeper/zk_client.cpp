@@ -21,13 +21,7 @@ using harness::Outcome;
 constexpr const char* kRegisters = "/faultline/registers";
 constexpr const char* kLocks = "/faultline/locks";
 
-Completion Done(Outcome type, Value value, std::string error = "") {
-  Completion c;
-  c.type = type;
-  c.value = std::move(value);
-  c.error = std::move(error);
-  return c;
-}
+using harness::Done;
 
 std::string HostString(const ZkClientOptions& o) {
   return o.host + ":" + std::to_string(kClientPort);
