@@ -102,6 +102,25 @@ std::string Tail(std::string s, std::size_t n) {
   return s;
 }
 
+// The number of port `p` (a name of `ports`, or one of their numbers as
+// text), 0 when the config declares none such (the loader rejects that).
+int PortOf(const harness::ProcessSpec& spec, const std::string& p) {
+  for (const auto& [name, number] : spec.ports) {
+    if (name == p || std::to_string(number) == p) return number;
+  }
+  return 0;
+}
+
+// The longest ready_timeout of the processes: how long a node may take to
+// become ready.
+std::chrono::milliseconds LongestReadyTimeout(
+    const harness::ProcessSpec& spec) {
+  int longest = 0;
+  for (const ProcessDef& d : spec.processes)
+    longest = std::max(longest, d.ready_timeout_ms);
+  return std::chrono::milliseconds(longest);
+}
+
 std::string Upper(std::string s) {
   for (char& c : s) {
     c = c == '-'
@@ -282,10 +301,7 @@ harness::Status ProcessTarget::Start(const Node& node) {
   if (spec_.start != "sequential") return Ok();
   // Sequential: the next node starts only once this one is ready (a
   // Galera node joins a cluster that already has a primary component).
-  int longest = 0;
-  for (const ProcessDef& d : spec_.processes)
-    longest = std::max(longest, d.ready_timeout_ms);
-  const auto timeout = std::chrono::milliseconds(longest);
+  const auto timeout = LongestReadyTimeout(spec_);
   return PollUntilHealthy(timeout, kPollInterval, [&]() -> Result<std::string> {
     for (const ProcessDef& def : spec_.processes) {
       if (!daemons_.Running(node, def.name)) {
@@ -313,12 +329,7 @@ std::string ProcessTarget::LogTail(const Node& node,
 std::string ProcessTarget::ReadyProblem(const Node& node,
                                         const ProcessDef& def) {
   const harness::ProcessReadySpec& r = def.ready;
-  auto port_of = [&](const std::string& p) {
-    for (const auto& [n, number] : spec_.ports) {
-      if (n == p || std::to_string(number) == p) return number;
-    }
-    return 0;
-  };
+  auto port_of = [&](const std::string& p) { return PortOf(spec_, p); };
   if (r.kind == "tcp") {
     const int port = port_of(r.port);
     if (!Accepting(node.ip, port, kProbeTimeout))
@@ -347,10 +358,7 @@ std::string ProcessTarget::ReadyProblem(const Node& node,
 }
 
 harness::Status ProcessTarget::AwaitHealthy(std::chrono::milliseconds timeout) {
-  int longest = 0;
-  for (const ProcessDef& d : spec_.processes)
-    longest = std::max(longest, d.ready_timeout_ms);
-  timeout = std::max(timeout, std::chrono::milliseconds(longest));
+  timeout = std::max(timeout, LongestReadyTimeout(spec_));
   const std::vector<Node> nodes = daemons_.nodes();
   return PollUntilHealthy(timeout, kPollInterval, [&]() -> Result<std::string> {
     bool any = false;
@@ -560,12 +568,7 @@ Result<std::unique_ptr<harness::Client>> OpenProcessClient(
   ctx.ports = spec.ports;
   ctx.lists = spec.lists;
   ctx.config_dir = spec.config_dir;
-  auto port_of = [&](const std::string& p) {
-    for (const auto& [pn, number] : spec.ports) {
-      if (pn == p || std::to_string(number) == p) return number;
-    }
-    return 0;
-  };
+  auto port_of = [&](const std::string& p) { return PortOf(spec, p); };
   if (c.protocol == "etcd") {
     etcd::EtcdClientOptions o;
     o.ip = n.ip;
