@@ -104,7 +104,7 @@ Completion EtcdClient::Read(const Operation& op) {
   if (reply.transport != Transport::kOk || reply.status != 200) {
     return ReadFailed(reply, op.value);
   }
-  auto range = ParseRangeReply(reply.body);
+  auto range = ParseRangeReply(reply.body, *key);
   if (!range) return Done(Outcome::kFail, op.value, range.error());
   if (!range->found) return Done(Outcome::kOk, Value::Null());
   return Done(Outcome::kOk, DecodeRegisterValue(range->value));

@@ -3,10 +3,15 @@
 // (http://<ip>:2379/v3/...) with libcurl.
 //
 // Outcomes (see docs/targets/etcd.md):
-//   read   any error is `fail` (a read has no effect), error says why
+//   read   any error is `fail` (a read has no effect), error says why;
+//          a reply whose kv is not the key asked for is such an error
 //   write  connection refused -> fail "connection-refused" (never sent);
 //   cas    timeout -> info "timeout"; HTTP error, unexpected reply, any
-//          other transport error -> info with a short error string
+//          other transport error -> info with a short error string. A
+//          request is sent at most once, and one that went out on a kept
+//          connection which then died (the member killed before it
+//          answered) is info even when the reconnect is refused: the
+//          member may have applied it (HttpSession, http.h).
 //   cas    txn succeeded -> ok; compare did not match -> fail "mismatch"
 // An unknown `f` or an unsupported key/value shape is `fail` (nothing was
 // sent).

@@ -133,7 +133,8 @@ std::string CasRequest(std::string_view key,
   return req.dump();
 }
 
-Result<RangeReply> ParseRangeReply(std::string_view body) {
+Result<RangeReply> ParseRangeReply(std::string_view body,
+                                   std::string_view key) {
   auto doc = ParseObject(body);
   if (!doc || !HasHeader(*doc)) return Fail("range: unexpected reply");
   RangeReply reply;
@@ -147,6 +148,8 @@ Result<RangeReply> ParseRangeReply(std::string_view body) {
   if (kvs->size() != 1 || !(*kvs)[0].is_object()) {
     return Fail("range: expected one kv, got " + std::to_string(kvs->size()));
   }
+  auto kv_key = BytesField((*kvs)[0], "key");
+  if (!kv_key || *kv_key != key) return Fail("range: kv of another key");
   auto value = BytesField((*kvs)[0], "value");
   if (!value) return Fail("range: value is not base64");
   reply.found = true;

@@ -52,7 +52,10 @@ struct RangeReply {
   std::string value;          // raw bytes; meaningful when found
   std::int64_t revision = 0;  // header.revision (0 if omitted)
 };
-harness::Result<RangeReply> ParseRangeReply(std::string_view body);
+// The reply to RangeRequest(key, ...): a kv for any other key than `key` is
+// an error (an answer that is not to this request).
+harness::Result<RangeReply> ParseRangeReply(std::string_view body,
+                                            std::string_view key);
 
 // A put reply: a JSON object with a header. Anything else is an error.
 harness::Status ParsePutReply(std::string_view body);

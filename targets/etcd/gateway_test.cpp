@@ -30,14 +30,14 @@ constexpr const char* kError =
     R"({"error":"etcdserver: request timed out","message":"etcdserver: request timed out","code":14})";
 
 TEST_CASE("range reply without kvs is an absent key", "[etcd][gateway]") {
-  auto r = ParseRangeReply(kRangeEmpty);
+  auto r = ParseRangeReply(kRangeEmpty, "/faultline/x");
   REQUIRE(r.ok());
   CHECK_FALSE(r->found);
   CHECK(r->revision == 1);
 }
 
 TEST_CASE("range reply with one kv decodes the value", "[etcd][gateway]") {
-  auto r = ParseRangeReply(kRangeFound);
+  auto r = ParseRangeReply(kRangeFound, "/faultline/x");
   REQUIRE(r.ok());
   CHECK(r->found);
   CHECK(r->value == "3");
@@ -47,11 +47,28 @@ TEST_CASE("range reply with one kv decodes the value", "[etcd][gateway]") {
 
 TEST_CASE("range reply that is not a gateway reply is an error",
           "[etcd][gateway]") {
-  CHECK_FALSE(ParseRangeReply("").ok());
-  CHECK_FALSE(ParseRangeReply("not json").ok());
-  CHECK_FALSE(ParseRangeReply(kError).ok());
-  CHECK_FALSE(ParseRangeReply(R"({"header":{},"kvs":[{"value":"!!"}]})").ok());
-  CHECK_FALSE(ParseRangeReply(R"({"header":{},"kvs":{}})").ok());
+  CHECK_FALSE(ParseRangeReply("", "/faultline/x").ok());
+  CHECK_FALSE(ParseRangeReply("not json", "/faultline/x").ok());
+  CHECK_FALSE(ParseRangeReply(kError, "/faultline/x").ok());
+  CHECK_FALSE(
+      ParseRangeReply(
+          R"({"header":{},"kvs":[{"key":"L2ZhdWx0bGluZS94","value":"!!"}]})",
+          "/faultline/x")
+          .ok());
+  CHECK_FALSE(
+      ParseRangeReply(R"({"header":{},"kvs":{}})", "/faultline/x").ok());
+}
+
+TEST_CASE("range reply for another key is an error", "[etcd][gateway]") {
+  // kRangeFound's kv is /faultline/x.
+  CHECK_FALSE(ParseRangeReply(kRangeFound, "/faultline/y").ok());
+  CHECK_FALSE(ParseRangeReply(kRangeFound, "/faultline/").ok());
+  // A kv without a key is not an answer to a range of one key either.
+  CHECK_FALSE(ParseRangeReply(R"({"header":{},"kvs":[{"value":"Mw=="}]})",
+                              "/faultline/x")
+                  .ok());
+  // No kv: absent, whatever the key.
+  CHECK(ParseRangeReply(kRangeEmpty, "/faultline/y").ok());
 }
 
 TEST_CASE("put reply needs a header", "[etcd][gateway]") {
