@@ -7,7 +7,10 @@
 //             mean "certainly did not happen"); a right cas is read back;
 //   lock      acquire gives an integer token; a second client is refused;
 //             renew and release of the hold succeed; a second release
-//             fails; the next acquire's token is larger.
+//             fails; the next acquire's token is larger;
+//   status    (with target.status.client) f: status answers ok with an
+//             object whose "role" is a string, and "term", when present,
+//             an integer.
 // Prints one line per check; exit 0 when all pass, 1 when one fails (or the
 // client cannot be opened), 254 for a bad config or usage.
 #include <unistd.h>
@@ -125,6 +128,16 @@ void LockChecks(harness::Client& a, harness::Client& b, Checks& k,
   if (again.type == Outcome::kOk) (void)b.Invoke({"release", L, again.value});
 }
 
+void StatusChecks(harness::Client& c, Checks& k) {
+  auto st = k.Do(c, {"status", Value(), Value()});
+  const Value* role = st.value.is_object() ? st.value.Find("role") : nullptr;
+  const Value* term = st.value.is_object() ? st.value.Find("term") : nullptr;
+  k.Expect(st.type == Outcome::kOk && role != nullptr && role->is_string(),
+           "status answers ok with an object with a string \"role\"");
+  k.Expect(term == nullptr || term->is_int(),
+           "the status's \"term\", if any, is an integer");
+}
+
 int DoClientTest(const ClientTestOptions& o) {
   auto loaded = harness::LoadConfigFile(o.config);
   if (!loaded.ok()) {
@@ -185,6 +198,7 @@ int DoClientTest(const ClientTestOptions& o) {
                  spec.workload.ttl_ms);
     }
   }
+  if (spec.target.process.status_client) StatusChecks(**a, checks);
   std::printf("%d of %d checks %s\n", checks.total() - checks.failed(),
               checks.total(),
               checks.failed() == 0 ? "passed" : "passed; the others FAILED");

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # target: process with exec clients, end to end (docs/targets/process.md):
 #  a. raftkv described in YAML, driven by the Python reference client, under
-#     partitions, pauses and kills: valid, every fault healed, node and
-#     client logs collected;
+#     pauses and kills of the leader, which the client itself names
+#     (status: {client: true}): valid, every fault healed and aimed at a
+#     known leader, node, client and status client logs collected;
 #  b. a client that crashes on every operation, and one that answers with
 #     garbage: the run stops early naming the command, is unknown (exit 2),
 #     and quotes what the client did;
@@ -11,8 +12,8 @@
 #     that exits at once fails the setup naming the node and quoting its log;
 #  d. a controller SIGKILLed while a process is paused: `faultline heal`
 #     resumes and stops it from the ledger; nothing of the run is left;
-#  e. `faultline client-test` passes an honest client and fails a crashing
-#     one.
+#  e. `faultline client-test` passes an honest client (status included)
+#     and fails a crashing one.
 # Needs root, python3 and raftkv next to faultline. Subnets 10.77.130-133.
 source "$(dirname "$0")/lib.sh"
 require_root
@@ -33,10 +34,17 @@ pcopy() {
 E2E_SUBNET=10.77.130.0/24
 # The copy lives in $WORK: the clients run from the config's directory, and
 # {config_dir} points at the repository's configs through target.config_dir.
+# Who leads comes from the exec client itself (status: {client: true}, an
+# operation f: status), and every fault is aimed at the leader.
 cfg=$(pcopy "$SRC/configs/process/raftkv-register.yaml" 20 \
   "s#^  faults: .*#  faults: [kill, pause]#" \
+  "s#^  targets: .*#  targets: [leader]#" \
+  "s#^  status:\$#  status: {client: true}#" \
+  "/^    command: \[python3, \"{config_dir}.*status.py/d" "/^    timeout: 3s/d" \
   "s#^  system: raftkv#  system: raftkv\n  config_dir: $SRC/configs/process#" \
   "s#command: \[python3, ../../examples#command: [python3, $SRC/examples#")
+grep -q "status: {client: true}" "$cfg" || fail "(a) could not set status.client"
+! grep -q "status.py" "$cfg" || fail "(a) the status command is still there"
 run_config "$cfg" 1
 [ "$RC" -eq 0 ] || { cat "$WORK/out.txt"; fail "(a) raftkv through process exited $RC"; }
 [ "$VERDICT" = valid ] || { cat "$WORK/out.txt"; fail "(a) not valid"; }
@@ -46,6 +54,11 @@ grep -q '"f":"start-pause"' "$RUN/history.jsonl" || fail "(a) no pause fault ran
 all_healed "$RUN" stop || fail "(a) a pause was not healed"
 [ -s "$RUN/nodes/n1/server.log" ] || fail "(a) node log server.log not collected"
 ls "$RUN/clients/"*.log >/dev/null 2>&1 || fail "(a) client logs not collected"
+# Every fault found the leader through f: status.
+grep -q '"selector":"leader","nodes":\["n[123]"\],"leader_known":true' "$RUN/faultline.log" ||
+  { grep 'fault: start' "$RUN/faultline.log"; fail "(a) no fault found the leader through the status client"; }
+! grep -q '"leader_known":false' "$RUN/faultline.log" || fail "(a) a fault did not know the leader"
+ls "$RUN/clients/"n*-status.log >/dev/null 2>&1 || fail "(a) status client logs not collected"
 
 # --- b: misbehaving clients stop the run -------------------------------------
 E2E_SUBNET=10.77.131.0/24
@@ -135,13 +148,16 @@ all_healed "$run" netns || fail "(d) namespaces left"
 # --- e: faultline client-test -------------------------------------------------
 # The fake client keeps an honest register in memory (no server needed); the
 # crashing one fails the check, naming what it did.
+# With status: {client: true} it also asks f: status.
 for mode in good crash; do
-  sed "s#^    command: \[python3, ../../examples/clients/python/raftkv_client.py\]#    command: [$PY, $FAKE, $mode]#" \
+  sed -e "s#^    command: \[python3, ../../examples/clients/python/raftkv_client.py\]#    command: [$PY, $FAKE, $mode]#" \
+    -e "s#^  status:\$#  status: {client: true}#" -e "/status.py/d" -e "/^    timeout: 3s/d" \
     "$SRC/configs/process/raftkv-register.yaml" >"$WORK/ct-$mode.yaml"
   set +e; "$FAULTLINE_BIN" client-test "$WORK/ct-$mode.yaml" --address 127.0.0.1 >"$WORK/ct.txt" 2>&1; rc=$?; set -e
   if [ "$mode" = good ]; then
     [ "$rc" -eq 0 ] || { cat "$WORK/ct.txt"; fail "(e) client-test of an honest client exited $rc"; }
-    grep -q "8 of 8 checks passed" "$WORK/ct.txt" || fail "(e) not every check ran"
+    grep -q "10 of 10 checks passed" "$WORK/ct.txt" || { cat "$WORK/ct.txt"; fail "(e) not every check ran"; }
+    grep -q 'PASS    status answers ok' "$WORK/ct.txt" || fail "(e) the status check did not run"
   else
     [ "$rc" -eq 1 ] || { cat "$WORK/ct.txt"; fail "(e) client-test of a crashing client exited $rc, expected 1"; }
     grep -q "FAIL" "$WORK/ct.txt" || fail "(e) no FAIL line"

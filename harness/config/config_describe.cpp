@@ -263,8 +263,9 @@ std::string DescribeProcess(const ProcessSpec& p) {
     if (r.kind == "command")
       o += "      ready: {command: " + Flow(r.command, true) + "}\n";
     if (r.kind == "http")
-      o += "      ready: {http: {port: " + Quote(r.port) + ", path: " +
-           Quote(r.path) + ", status: " + std::to_string(r.status) + "}}\n";
+      o += "      ready: {http: {port: " + Quote(r.port) +
+           ", path: " + Quote(r.path) +
+           ", status: " + std::to_string(r.status) + "}}\n";
     o += "      ready_timeout: " + ms(d.ready_timeout_ms) + "\n";
     o += "      stop_signal: " + d.stop_signal + "\n";
     o += "      stop_grace: " + ms(d.stop_grace_ms) + "\n";
@@ -274,6 +275,8 @@ std::string DescribeProcess(const ProcessSpec& p) {
   if (!p.status.empty())
     o += "  status: {command: " + Flow(p.status, true) +
          ", timeout: " + ms(p.status_timeout_ms) + "}\n";
+  if (p.status_client)
+    o += "  status: {client: true, timeout: " + ms(p.status_timeout_ms) + "}\n";
   const ProcessClientSpec& c = p.client;
   o += "  client:\n";
   o += "    protocol: " + c.protocol + "\n";

@@ -111,6 +111,7 @@ const std::vector<std::pair<std::string, std::string>>& AllKeys() {
       {"target.client", "sentinel"},
       {"target.client", "commands"},
       {"target.status", "command"},
+      {"target.status", "client"},
       {"target.status", "timeout"},
       {"target.files[]", "path"},
       {"target.files[]", "content"},
@@ -699,8 +700,7 @@ void ParseText(std::string_view text, TestSpec* spec, Provenance* prov,
   if (auto nul = FirstNul(text)) {
     // yaml-cpp reads a NUL as the end of the text or as an escape; neither
     // says what is wrong.
-    diag->Add(*nul,
-              "the file contains a NUL byte; a config is plain text",
+    diag->Add(*nul, "the file contains a NUL byte; a config is plain text",
               "is it a binary file or saved as UTF-16? save it as UTF-8 "
               "text");
     return;

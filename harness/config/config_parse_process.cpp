@@ -379,9 +379,10 @@ void Parser::Status(const Item& it) {
                 Error(x, "must not be empty");
               }
             }},
+           {"client", [&](const Item& x) { Bool(x, &ps.status_client); }},
            {"timeout", [&](const Item& x) {
               Millis(x, 10, 60000, &ps.status_timeout_ms,
-                     "how long one status command may take; default 1s");
+                     "how long one status question may take; default 1s");
             }}});
 }
 

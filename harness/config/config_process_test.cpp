@@ -91,6 +91,26 @@ TEST_CASE("process: what the faults and selectors need", "[config][process]") {
                        "target.status has no command"}});
   CheckLoads(Config(kServer, "  status: {command: [st]}\n",
                     "nemesis: {faults: [kill], targets: [leader]}\n"));
+  // Or the exec client answers who leads.
+  LoadResult asked =
+      MustLoad(Config(kServer, "  status: {client: true, timeout: 300ms}\n",
+                      "nemesis: {faults: [kill], targets: [leader]}\n"));
+  const ProcessSpec& ap = asked.spec->target.process;
+  CHECK(ap.status_client);
+  CHECK(ap.has_status());
+  CHECK(ap.status_timeout_ms == 300);
+  CHECK(Contains(DescribeSpec(*asked.spec), "status: {client: true"));
+  CheckRoundTrip(*asked.spec);
+  ExpectError(Config(kServer, "  status: {client: true, command: [st]}\n"),
+              {.message_has = {"both a command and client: true"}});
+  ExpectError(
+      "name: p\ncluster: {nodes: 3}\ntarget:\n  name: process\n"
+      "  ports: {client: 7000, peer: 7001}\n"
+      "  client: {protocol: resp, port: client}\n"
+      "  status: {client: true}\n  processes:\n" +
+          std::string(kServer) + "nemesis: {faults: []}\n",
+      {.line = 7,
+       .message_has = {"only protocol exec can answer", "speaks resp"}});
   // No processes, no client.
   ExpectError(
       "name: p\ntarget: {name: process, client: {protocol: exec, "

@@ -322,8 +322,8 @@ void CheckLossAndClock(const TestSpec& s, const Provenance& prov,
   // move their clocks. Not etcd: Go reads the vDSO and ignores it.
   // ZooKeeper: the JVM reads libc's clocks; Redis: with the faketime shim
   // preloaded first (targets/redis/faketime_shim.c).
-  static const std::vector<std::string> kClockTargets = {
-      "raftkv", "zookeeper", "redis", "process"};
+  static const std::vector<std::string> kClockTargets = {"raftkv", "zookeeper",
+                                                         "redis", "process"};
   const std::string kind = clock ? "clock" : "strobe";
   // System clocks (CheckSystemClock) move every process, etcd too.
   if (n.clock_mode == "faketime" &&
@@ -647,7 +647,8 @@ void CheckProcess(const TestSpec& s, const Provenance& prov,
     if (!used || (n.clock_mode == "system" && std::string(kind) == "clock"))
       continue;
     bool found = false;
-    for (const ProcessDef& d : p.processes) found = found || Has(d.faults, kind);
+    for (const ProcessDef& d : p.processes)
+      found = found || Has(d.faults, kind);
     if (!found) {
       diag->Add(prov.Blame({"nemesis.faults", "target.processes"}),
                 std::string("nemesis.faults has ") + kind +
@@ -658,18 +659,33 @@ void CheckProcess(const TestSpec& s, const Provenance& prov,
                     "remove it from nemesis.faults");
     }
   }
-  if (!p.status.empty()) return;
+  if (p.status_client && !p.status.empty()) {
+    diag->Add(prov.Blame({"target.status.client", "target.status"}),
+              "target.status has both a command and client: true",
+              "keep one: the command, or client: true to ask the exec "
+              "client (an operation f: status)");
+  }
+  if (p.status_client && p.client.protocol != "exec") {
+    diag->Add(prov.Blame({"target.status.client", "target.status"}),
+              "target.status.client asks the client who leads, which only "
+              "protocol exec can answer (this client speaks " +
+                  p.client.protocol + ")",
+              "use `status: {command: [...]}` instead, or an exec client "
+              "that answers f: status (docs/exec-protocol.md)");
+  }
+  if (p.has_status()) return;
   // Which selectors the faults really use: the nemesis-level lists apply
   // to faults that act on nodes (targets) or partition (partitions).
   const bool node_faults = Has(n.faults, "pause") || Has(n.faults, "kill") ||
                            Has(n.faults, "delay") || Has(n.faults, "loss") ||
                            Has(n.faults, "clock") || Has(n.faults, "strobe");
-  bool leader = (node_faults && (Has(n.targets, "leader") ||
-                                 Has(n.targets, "follower"))) ||
+  bool leader = (node_faults &&
+                 (Has(n.targets, "leader") || Has(n.targets, "follower"))) ||
                 (Has(n.faults, "partition") && Has(n.partitions, "leader"));
   for (const FaultEntry& e : n.entries) {
     for (const FaultSettings& f : e.faults) {
-      if (f.targets && (Has(*f.targets, "leader") || Has(*f.targets, "follower")))
+      if (f.targets &&
+          (Has(*f.targets, "leader") || Has(*f.targets, "follower")))
         leader = true;
       if (f.partitions && Has(*f.partitions, "leader")) leader = true;
     }
@@ -686,7 +702,8 @@ void CheckProcess(const TestSpec& s, const Provenance& prov,
                   "target.status has no command",
               "add `status: {command: [...]}` printing {\"role\": ..., "
               "\"term\": ..., \"leader\": ...} (docs/targets/process.md), "
-              "or use the one/minority/majority selectors");
+              "or `status: {client: true}` if the exec client answers f: "
+              "status, or use the one/minority/majority selectors");
   }
 }
 

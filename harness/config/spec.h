@@ -166,12 +166,12 @@ struct ProcessDef {
   std::vector<std::string> bootstrap_args;  // [bootstrap_args] appended on
                                             // the first start of node 1 only
   std::vector<std::pair<std::string, std::string>> env;  // [env] templates
-  std::string cwd;                          // [cwd] template; "" = {dir}
-  ProcessReadySpec ready;                   // [ready]
-  int ready_timeout_ms = 30000;             // [ready_timeout]
-  std::string stop_signal = "TERM";         // [stop_signal] TERM INT QUIT
-                                            // HUP KILL
-  int stop_grace_ms = 5000;                 // [stop_grace]
+  std::string cwd;                   // [cwd] template; "" = {dir}
+  ProcessReadySpec ready;            // [ready]
+  int ready_timeout_ms = 30000;      // [ready_timeout]
+  std::string stop_signal = "TERM";  // [stop_signal] TERM INT QUIT
+                                     // HUP KILL
+  int stop_grace_ms = 5000;          // [stop_grace]
   // [faults] what acts on this process: pause, kill, clock. Unset: all
   // three for the first process, none for the others.
   std::vector<std::string> faults;
@@ -183,9 +183,9 @@ struct ProcessDef {
 // A custom peer list ([lists] NAME: {each, separator, others}).
 struct PeerListSpec {
   std::string name;
-  std::string each;              // [each] per-peer template
-  std::string separator = ",";   // [separator]
-  bool others = false;           // [others] leave out the node itself
+  std::string each;             // [each] per-peer template
+  std::string separator = ",";  // [separator]
+  bool others = false;          // [others] leave out the node itself
   bool operator==(const PeerListSpec&) const = default;
 };
 
@@ -224,11 +224,16 @@ struct ProcessSpec {
   std::vector<PeerListSpec> lists;                 // [lists]
   std::vector<ProcessFileSpec> files;              // [files]
   std::vector<std::vector<std::string>> setup;     // [setup] argv templates
-  std::string start = "parallel";  // [start] parallel | sequential
+  std::string start = "parallel";     // [start] parallel | sequential
   std::vector<ProcessDef> processes;  // [processes] >= 1
   std::vector<std::string> status;    // [status.command] argv template
-  int status_timeout_ms = 1000;       // [status.timeout]
-  ProcessClientSpec client;           // [client]
+  // [status.client] ask an exec client instead (an operation f: status on
+  // a client process kept per node; docs/exec-protocol.md).
+  bool status_client = false;
+  int status_timeout_ms = 1000;  // [status.timeout]
+  // Whether the nodes can be asked who leads (a status command or client).
+  bool has_status() const { return !status.empty() || status_client; }
+  ProcessClientSpec client;  // [client]
   // [config_dir] what the {config_dir} placeholder stands for; default: the
   // config file's directory, absolute ("" when loaded from text). A
   // described config (a run's stored copy) names it, so it still points

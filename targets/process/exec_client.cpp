@@ -221,6 +221,11 @@ class ExecClient : public harness::Client {
         return invalid("ok to an acquire without an integer token");
       }
       result = *v;
+    } else if (op.f == "status") {
+      if (v == nullptr || !v->is_object()) {
+        return invalid("ok to a status without an object \"value\"");
+      }
+      result = *v;
     }
     if (health_) health_->Answered();
     return Done(Outcome::kOk, std::move(result));

@@ -97,6 +97,11 @@ TEST_CASE("exec client: register round trip with every value type") {
   Completion absent = c->Invoke(Op("read", Value::Int(4)));
   CHECK(absent.type == Outcome::kOk);
   CHECK(absent.value.is_null());
+  // f: status (target.status.client) gives the answer's object.
+  Completion st = c->Invoke(Op("status", Value()));
+  CHECK(st.type == Outcome::kOk);
+  REQUIRE(st.value.is_object());
+  CHECK(st.value.Find("role")->as_string() == "leader");
 
   Completion cas = c->Invoke(Op(
       "cas", Value::Int(3), Value::MakeList({Value::Int(17), Value::Int(18)})));
@@ -243,6 +248,13 @@ TEST_CASE("exec client: invalid answers are info quoting the line") {
     CHECK(c->Invoke(Op("write", Value::Int(1), Value::Int(1))).type ==
           Outcome::kOk);  // value is not needed for write
     CHECK(c->Invoke(Op("read", Value::Int(1))).type == Outcome::kInfo);
+  }
+  SECTION("ok to a status without an object") {
+    auto o = Options("no-value", log);
+    auto c = Open(o, Health(o));
+    Completion done = c->Invoke(Op("status", Value()));
+    CHECK(done.type == Outcome::kInfo);
+    CHECK(done.error.rfind("invalid answer: {", 0) == 0);
   }
   SECTION("a token that is not an integer") {
     auto o = Options("bad-token", log, "lock");

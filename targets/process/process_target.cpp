@@ -197,6 +197,11 @@ harness::Status ProcessTarget::Setup(harness::Cluster& cluster) {
     started_once_.clear();
     killed_.clear();
   }
+  status_clients_.clear();
+  if (spec_.status_client) {
+    for (const Node& n : nodes)
+      status_clients_[n.name] = std::make_unique<StatusClient>();
+  }
   const std::string who = spec_.system;
   for (const Node& node : nodes) {
     const harness::TemplateContext ctx = ContextOf(node);
@@ -381,9 +386,12 @@ harness::Status ProcessTarget::AwaitHealthy(std::chrono::milliseconds timeout) {
         std::string p = ReadyProblem(node, def);
         if (!p.empty()) return node.name + " " + p;
       }
-      if (!spec_.status.empty()) {
+      if (spec_.has_status()) {
         NodeStatus s = Inspect(node);
-        if (!s.reachable) return node.name + " status command fails";
+        if (!s.reachable) {
+          return node.name + (spec_.status_client ? " does not answer f: status"
+                                                  : " status command fails");
+        }
         role_seen = role_seen || !s.role.empty();
         leader_seen = leader_seen || s.role == "leader";
       }
@@ -427,17 +435,50 @@ bool ProcessTarget::Running(const Node& node) {
   return true;
 }
 
-NodeStatus ProcessTarget::Inspect(const Node& node) {
-  NodeStatus status;
-  if (spec_.status.empty()) return status;
-  const Node* n = daemons_.Find(node.name);
-  if (n == nullptr) return status;
-  harness::TemplateContext ctx = ContextOf(*n);
+std::string ProcessTarget::AskStatusClient(const Node& node) {
+  auto it = status_clients_.find(node.name);
+  if (it == status_clients_.end()) return "";
+  StatusClient& sc = *it->second;
+  std::lock_guard<std::mutex> lock(sc.mu);
+  if (!sc.client) {
+    harness::WorkloadSpec w = workload_;
+    w.op_timeout_ms = spec_.status_timeout_ms;
+    std::string log_path;
+    if (!controller_dir_.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(controller_dir_ + "/clients", ec);
+      log_path = controller_dir_ + "/clients/" + node.name + "-status.log";
+    }
+    auto opened = OpenProcessClient(
+        spec_, w, workload_.name == "register" ? "register" : "lock", peers_,
+        node.index, nullptr, log_path);
+    if (!opened.ok()) return "";
+    sc.client = std::move(opened.value());
+  }
+  harness::Completion c =
+      sc.client->Invoke({"status", checkers::Value(), checkers::Value()});
+  if (c.type != harness::Outcome::kOk || !c.value.is_object()) {
+    sc.client.reset();  // a fresh process for the next question
+    return "";
+  }
+  return c.value.ToJson();
+}
+
+std::string ProcessTarget::StatusText(const Node& node) {
+  if (spec_.status_client) return AskStatusClient(node);
+  harness::TemplateContext ctx = ContextOf(node);
   harness::CommandOptions options;
   options.timeout = std::chrono::milliseconds(spec_.status_timeout_ms);
-  auto r = n->remote->Run(harness::ExpandAll(spec_.status, ctx), options);
-  if (!r.ok()) return status;
-  nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+  auto r = node.remote->Run(harness::ExpandAll(spec_.status, ctx), options);
+  return r.ok() ? r.out : "";
+}
+
+NodeStatus ProcessTarget::Inspect(const Node& node) {
+  NodeStatus status;
+  if (!spec_.has_status()) return status;
+  const Node* n = daemons_.Find(node.name);
+  if (n == nullptr) return status;
+  nlohmann::json j = nlohmann::json::parse(StatusText(*n), nullptr, false);
   if (!j.is_object()) return status;
   status.reachable = true;
   if (auto it = j.find("role"); it != j.end() && it->is_string())
@@ -471,6 +512,11 @@ NodeStatus ProcessTarget::Inspect(const Node& node) {
 }
 
 harness::Status ProcessTarget::Teardown(const std::string& log_dir) {
+  // The status clients end first: their logs move with the others below.
+  for (auto& [name, sc] : status_clients_) {
+    std::lock_guard<std::mutex> lock(sc->mu);
+    sc->client.reset();
+  }
   // Each process first gets its own stop signal and grace, then whatever
   // is left the usual TERM, grace, KILL.
   int longest = 0;

@@ -17,6 +17,7 @@
 // factory's ExecHealth is shared by every exec client of the run.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -74,6 +75,12 @@ class ProcessTarget : public harness::DaemonTarget,
   std::string LogTail(const harness::Node& node, const std::string& process);
   harness::Status StartOne(const harness::Node& node,
                            const harness::ProcessDef& def);
+  // The node's own view as the JSON text its status command printed, or
+  // its status client answered; "" when it gave none in status.timeout.
+  std::string StatusText(const harness::Node& node);
+  // f: status on the node's status client (opened on first use, and again
+  // after a question it did not answer).
+  std::string AskStatusClient(const harness::Node& node);
 
   const harness::ProcessSpec spec_;
   const harness::WorkloadSpec workload_;
@@ -87,6 +94,15 @@ class ProcessTarget : public harness::DaemonTarget,
                                         // were killed and not restarted
   int clients_opened_ = 0;
   std::shared_ptr<ExecHealth> health_;
+
+  // status.client: one exec client per node, kept for status questions
+  // (never counted in health_: it is not a worker). Its mutex serialises
+  // the questions on that node; the map itself is filled in Setup.
+  struct StatusClient {
+    std::mutex mu;
+    std::unique_ptr<harness::Client> client;
+  };
+  std::map<std::string, std::unique_ptr<StatusClient>> status_clients_;
 };
 
 // The client of `spec` bound to nodes[index] for `workload` ("register" or

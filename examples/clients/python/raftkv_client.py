@@ -22,6 +22,9 @@ Semantics mirror faultline's built-in client (targets/raftkv/raftkv_client.h):
   renew    RENEW <name> <owner> <token> <ttl>: +OK -> ok; -NOTOWNER ->
            fail "not-held: ...".
   release  UNLOCK <name> <owner> <token>: as renew.
+  status   STATUS on this client's node -> ok {role, term, leader_id,
+           commit, last_index} (the fields its reply has); fail when the
+           node does not answer. Answered for target.status.client.
   Keys: null -> "r/_", a string or integer as is; a cas from null is fail
   (raftkv's CAS never matches an absent key), as is an unknown f.
 """
@@ -218,6 +221,8 @@ class Client(object):
         deadline = time.monotonic() + timeout_ms / 1000.0
         if f == "read":
             return self.read(key, deadline)
+        if f == "status":
+            return self.status(deadline)
         if f in ("acquire", "renew", "release"):
             return self.lock_op(f, key, value, deadline)
         k = self.key_for(key)
@@ -254,6 +259,28 @@ class Client(object):
             return "fail", None, shorten(r.value)
         self.own.close()  # out of step with the server: start afresh
         return "fail", None, "unexpected reply to GET"
+
+    def status(self, deadline):
+        try:
+            r = self.own.call(["STATUS"], deadline)
+        except CallError as e:
+            return "fail", None, str(e)
+        if r.kind != "bulk":
+            self.own.close()
+            return "fail", None, "unexpected reply to STATUS"
+        fields = {}
+        for line in r.value.splitlines():
+            name, sep, text = line.strip().partition(":")
+            if sep:
+                fields[name] = text
+        out = {"role": fields.get("role", "")}
+        for name in ("term", "commit", "last_index"):
+            if fields.get(name, "").lstrip("-").isdigit():
+                out[name] = int(fields[name])
+        leader = fields.get("leader", "0")
+        if leader.isdigit() and int(leader) > 0:
+            out["leader_id"] = int(leader)
+        return "ok", out, ""
 
     def lock_op(self, f, key, value, deadline):
         if isinstance(key, str):

@@ -4,7 +4,9 @@
 Usage: fake_client.py MODE. Modes:
   good         a correct protocol-1 client over an in-memory register and
                lock table; a read of key "env:NAME" answers os.environ[NAME]
-               (null when unset); key "fail-me" answers fail, "info-me" info
+               (null when unset); key "fail-me" answers fail, "info-me" info;
+               f status answers ok {"role": "leader", "term": 3,
+               "leader": "n1"}
   crash        answers the hello, then writes "boom" to stderr and exits 3
                on the first invoke
   garbage      answers every invoke with a line that is not JSON
@@ -73,7 +75,10 @@ for line in sys.stdin:
         send({"type": "info", "id": i, "error": "unsure"})
         continue
     k = json.dumps(key)
-    if f == "read":
+    if f == "status":
+        send({"type": "ok", "id": i,
+              "value": {"role": "leader", "term": 3, "leader": "n1"}})
+    elif f == "read":
         if isinstance(key, str) and key.startswith("env:"):
             send({"type": "ok", "id": i, "value": os.environ.get(key[4:])})
         else:
