@@ -3,7 +3,9 @@
 # as fast as the 10 clients go, ~10 s) once through the built-in target
 # and client (bench/exec-builtin.yaml), then through target process with
 # the Python reference exec client (bench/exec-python.yaml) and with the
-# minimal C exec client bench/exec_raftkv_client.c (bench/exec-c.yaml).
+# minimal C exec client bench/exec_raftkv_client.c (bench/exec-c.yaml);
+# then the C client answering from its own memory (bench/exec-c-memory.yaml,
+# `--memory`): what the protocol itself carries, raftkv left idle.
 # Prints each run's ops/s as faultline's "workload done" line gives it
 # (invocations over the whole workload phase), the same over the time after
 # the first operation (the exec clients take a moment to start), and each
@@ -59,7 +61,7 @@ printf "%-6s %-8s %10s %16s %12s %10s %14s\n" round variant "ops/s" \
 for ((r = 1; r <= rounds; r++)); do
   read -r b_ops b_after b_n < <(run_one "$here/exec-builtin.yaml" bench-exec-builtin)
   printf "%-6s %-8s %10s %16s %12s %10s %14s\n" "$r" built-in "$b_ops" "$b_after" "$b_n" "" ""
-  for v in python c; do
+  for v in python c c-memory; do
     read -r ops after n < <(run_one "$here/exec-$v.yaml" "bench-exec-$v")
     printf "%-6s %-8s %10s %16s %12s %10s %14s\n" "$r" "exec-$v" "$ops" "$after" "$n" \
       "$(ratio "$ops" "$b_ops")" "$(ratio "$after" "$b_after")"

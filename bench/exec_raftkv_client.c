@@ -14,7 +14,10 @@
  *
  * Build: cc -O2 -o exec_raftkv_client bench/exec_raftkv_client.c
  * Usage: exec_raftkv_client [HOST PORT]; HOST and PORT default to
- * $FAULTLINE_NODE_IP and $FAULTLINE_PORT_CLIENT. Single-threaded. */
+ * $FAULTLINE_NODE_IP and $FAULTLINE_PORT_CLIENT. Single-threaded.
+ * exec_raftkv_client --memory answers GET, SET and CAS from a table in its
+ * own memory instead (each process its own registers, so not a store to
+ * check, only to time): the exec protocol's own ceiling, without raftkv. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -117,10 +120,46 @@ static long need_line(Conn* c, size_t from, double deadline, int* kind) {
   }
 }
 
+/* --memory: GET, SET and CAS on up to 64 keys in this process. */
+static int memory_mode;
+static struct {
+  char key[64];
+  char value[256];
+} table[64];
+static int table_size;
+
+static int memory_call(int argc, const char** argv, char* out,
+                       size_t out_size, long long* num) {
+  int i = 0;
+  while (i < table_size && strcmp(table[i].key, argv[1]) != 0) i++;
+  int found = i < table_size;
+  if (!strcmp(argv[0], "GET")) {
+    if (!found) return R_NIL;
+    snprintf(out, out_size, "%s", table[i].value);
+    return R_BULK;
+  }
+  if (!found) {
+    if (table_size == 64) return R_ERR_CONNECT;
+    snprintf(table[table_size++].key, sizeof table[0].key, "%s", argv[1]);
+    table[i].value[0] = 0;
+  }
+  if (!strcmp(argv[0], "SET")) {
+    snprintf(table[i].value, sizeof table[i].value, "%s", argv[2]);
+    snprintf(out, out_size, "OK");
+    return R_SIMPLE;
+  }
+  /* CAS key old new */
+  *num = argc == 4 && found && !strcmp(table[i].value, argv[2]);
+  if (*num)
+    snprintf(table[i].value, sizeof table[i].value, "%s", argv[3]);
+  return R_INT;
+}
+
 /* Sends argv as a RESP array and reads one reply (no arrays). The reply's
  * text (simple, error, bulk) is copied into out. */
 static int call(Conn* c, int argc, const char** argv, double deadline,
                 char* out, size_t out_size, long long* num) {
+  if (memory_mode) return memory_call(argc, argv, out, out_size, num);
   if (c->fd >= 0) { /* readable while idle: closed by the peer, or junk */
     struct pollfd p = {c->fd, POLLIN, 0};
     if (poll(&p, 1, 0) != 0) conn_close(c);
@@ -261,6 +300,10 @@ static void answer(long long id, const char* type, const char* value_json,
 
 int main(int argc, char** argv) {
   Conn own = {.fd = -1}, leader = {.fd = -1};
+  if (argc == 2 && !strcmp(argv[1], "--memory")) {
+    memory_mode = 1;
+    argc = 1;
+  }
   const char* host = argc == 3 ? argv[1] : getenv("FAULTLINE_NODE_IP");
   const char* port = argc == 3 ? argv[2] : getenv("FAULTLINE_PORT_CLIENT");
   snprintf(own.host, sizeof own.host, "%s", host ? host : "127.0.0.1");
