@@ -515,8 +515,10 @@ class Run {
   }
 
   // "  12s / 60s  ok 840  fail 3  info 1  fault: partition n1|n2,n3 since
-  // 3.2 s"; after the time limit "time limit reached, waiting for N
-  // outstanding operations" takes the place of the elapsed time.
+  // 3.2 s"; once the workload stops "time limit reached, waiting for N
+  // outstanding operations" takes the place of the elapsed time ("clients
+  // stopped the run" or "interrupted" instead when that is what stopped
+  // it).
   void Status(Clock::time_point started) {
     if (!c_.on_status) return;
     const auto now = Clock::now();
@@ -539,9 +541,15 @@ class Run {
         std::lock_guard<std::mutex> lock(counters_.flight_mu);
         n = counters_.in_flight;
       }
-      snprintf(buf, sizeof buf,
-               "time limit reached, waiting for %lld outstanding operation%s",
-               static_cast<long long>(n), n == 1 ? "" : "s");
+      const char* why = "time limit reached";
+      if (latch_.Aborted()) {
+        why = "interrupted";
+      } else {
+        std::lock_guard<std::mutex> lock(client_failure_mu_);
+        if (!client_failure_.empty()) why = "clients stopped the run";
+      }
+      snprintf(buf, sizeof buf, "%s, waiting for %lld outstanding operation%s",
+               why, static_cast<long long>(n), n == 1 ? "" : "s");
     } else {
       snprintf(buf, sizeof buf, "%5.0fs / %.0fs",
                std::chrono::duration<double>(now - started).count(),

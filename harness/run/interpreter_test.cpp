@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
@@ -746,6 +747,62 @@ class SlowWriteTarget : public FakeTarget {
   }
 };
 
+// Its second client takes 1.5 s for each operation; every other one answers
+// info, once that one is busy (waiting up to 2 s for it). After an info its
+// clients are Fatal.
+class GivingUpTarget : public FakeTarget, public ClientHealth {
+ public:
+  struct Shared {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool slow_busy = false;
+    std::atomic<bool> gave{false};
+  };
+  class InfoClient : public Client {
+   public:
+    explicit InfoClient(Shared* s) : s_(s) {}
+    Completion Invoke(const Operation& op) noexcept override {
+      std::unique_lock<std::mutex> lock(s_->mu);
+      s_->cv.wait_for(lock, std::chrono::seconds(2),
+                      [this] { return s_->slow_busy; });
+      s_->gave = true;
+      return {Outcome::kInfo, op.value, "broken"};
+    }
+
+   private:
+    Shared* s_;
+  };
+  class SlowClient : public Client {
+   public:
+    explicit SlowClient(Shared* s) : s_(s) {}
+    Completion Invoke(const Operation& op) noexcept override {
+      {
+        std::lock_guard<std::mutex> lock(s_->mu);
+        s_->slow_busy = true;
+      }
+      s_->cv.notify_all();
+      std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+      return {Outcome::kOk, op.f == "read" ? Value() : op.value, ""};
+    }
+
+   private:
+    Shared* s_;
+  };
+  Result<std::unique_ptr<Client>> OpenClient(const Node&,
+                                             const std::string&) override {
+    if (opened_++ == 1)
+      return std::unique_ptr<Client>(std::make_unique<SlowClient>(&shared_));
+    return std::unique_ptr<Client>(std::make_unique<InfoClient>(&shared_));
+  }
+  std::string Fatal() override {
+    return shared_.gave ? "the client broke" : "";
+  }
+
+ private:
+  std::atomic<int> opened_{0};
+  Shared shared_;
+};
+
 // Starts every fault on node n2 and says so, as the real nemesis does.
 class NodesNemesis : public FakeNemesis {
  public:
@@ -791,6 +848,23 @@ TEST_CASE_METHOD(InterpreterRun,
   CHECK(report.ok == 2);
   CHECK(report.final_invocations == 2);  // one read per key, counted apart
   CHECK(report.final_ok == 2);
+}
+
+TEST_CASE_METHOD(InterpreterRun,
+                 "interpreter: when the clients stop the run the status says "
+                 "so, not that the time limit was reached") {
+  GivingUpTarget giving_up;
+  target = &giving_up;
+  Workers(5.0, 2, 0);
+  StatusLog status;
+  on_status = status.Sink();
+  InterpreterReport report = Run();
+  CHECK(report.client_failure == "the client broke");
+  REQUIRE_FALSE(status.lines.empty());
+  CHECK(status.lines.front().rfind(
+            "clients stopped the run, waiting for 1 outstanding operation",
+            0) == 0);
+  CHECK(report.workload_s < 4.0);  // stopped long before the time limit
 }
 
 TEST_CASE_METHOD(InterpreterRun,
