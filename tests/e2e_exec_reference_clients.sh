@@ -4,8 +4,9 @@
 # (docs/exec-protocol.md) to a real 3-node raftkv on loopback
 # (127.0.0.31..33): hello; write through every node (followers redirect to
 # the leader), read back, cas ok and mismatch, values of every JSON type;
-# acquire / renew / release with a second client holding off; fail when the
-# node is unreachable; exit when stdin closes.
+# acquire / renew / release with a second client holding off; f: status
+# from every node names one leader; fail when the node is unreachable; exit
+# when stdin closes.
 # Needs: python3, node (nodejs), the raftkv binary next to faultline.
 source "$(dirname "$0")/lib.sh"
 require_tool python3
@@ -129,6 +130,24 @@ for v in ["text \"quoted\" é", 2.5, True, [1, None, "x"], {"a": {"b": [1]}}, No
     expect("read %r" % (v,), clients[1].op("read", k), "ok", value=v)
 expect("unknown f", c.op("frobnicate", k), "fail")
 
+# f: status: each node's own view; exactly one says leader, and every node
+# names that one (its 1-based id) in the same term.
+views = [cl.op("status", None) for cl in clients]
+for i, v in enumerate(views):
+    val = v.get("value") if isinstance(v.get("value"), dict) else {}
+    if v.get("type") != "ok" or val.get("role") not in ("leader", "follower"):
+        errors.append("%s: status via n%d: %r" % (label, i + 1, v))
+leaders = [i + 1 for i, v in enumerate(views)
+           if isinstance(v.get("value"), dict) and v["value"].get("role") == "leader"]
+if len(leaders) == 1:
+    for i, v in enumerate(views):
+        val = v.get("value") or {}
+        if val.get("leader_id") != leaders[0] or not isinstance(val.get("term"), int):
+            errors.append("%s: n%d's status %r does not name leader n%d with a term"
+                          % (label, i + 1, v, leaders[0]))
+else:
+    errors.append("%s: %d nodes say leader: %r" % (label, len(leaders), views))
+
 # Locks: two clients on different nodes.
 lock = label + "-lock"
 a = clients[0].op("acquire", lock, 5000)
@@ -156,6 +175,7 @@ for cl in clients:
 down = Client("127.0.0.39", port, "n9")
 expect("write to a node that is down", down.op("write", k, 1, 1000), "fail")
 expect("read from a node that is down", down.op("read", k, None, 1000), "fail")
+expect("status of a node that is down", down.op("status", None, None, 1000), "fail")
 down.close()
 
 if errors:

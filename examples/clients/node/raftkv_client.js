@@ -9,7 +9,9 @@
 // (targets/raftkv/raftkv_client.h) and of ../python/raftkv_client.py:
 // keys "r/<key>", values as compact JSON text, one NOTLEADER redirect, fail
 // only for replies that guarantee no effect, info otherwise; locks with
-// LOCK/RENEW/UNLOCK and a fresh owner id per acquire.
+// LOCK/RENEW/UNLOCK and a fresh owner id per acquire; f status (for
+// target.status.client) sends STATUS to this client's node and answers its
+// role, term, leader_id, commit and last_index.
 'use strict';
 
 const net = require('net');
@@ -178,6 +180,7 @@ class Client {
   async invoke(f, key, value, timeoutMs) {
     const deadline = Date.now() + timeoutMs;
     if (f === 'read') return this.read(key, deadline);
+    if (f === 'status') return this.status(deadline);
     if (f === 'acquire' || f === 'renew' || f === 'release') {
       return this.lockOp(f, key, value, deadline);
     }
@@ -214,6 +217,31 @@ class Client {
     }
     this.own.close();  // out of step with the server: start afresh
     return ['fail', null, 'unexpected reply to GET'];
+  }
+  async status(deadline) {
+    let r;
+    try {
+      r = await this.own.call(['STATUS'], deadline);
+    } catch (e) {
+      return ['fail', null, e.message];
+    }
+    if (r.kind !== 'bulk') {
+      this.own.close();
+      return ['fail', null, 'unexpected reply to STATUS'];
+    }
+    const fields = {};
+    for (const line of r.value.split(/\r?\n/)) {
+      const at = line.indexOf(':');
+      if (at > 0) fields[line.slice(0, at).trim()] = line.slice(at + 1).trim();
+    }
+    const out = {role: fields.role || ''};
+    for (const name of ['term', 'commit', 'last_index']) {
+      if (/^-?\d+$/.test(fields[name] || '')) out[name] = Number(fields[name]);
+    }
+    if (/^\d+$/.test(fields.leader || '') && Number(fields.leader) > 0) {
+      out.leader_id = Number(fields.leader);
+    }
+    return ['ok', out, ''];
   }
   async lockOp(f, key, value, deadline) {
     let name = '';
