@@ -9,7 +9,10 @@
 # tools (sh, coreutils, setsid, kill, pgrep, iptables), this build's raftkv
 # and faultline-netdelay (so every image runs the raftkv target and the
 # delay fault: a run copies the controller's own binaries in, the image
-# brings the libraries they load) and libfaketime (clock faults), plus:
+# brings the libraries they load), libfaketime (clock faults) and Debian's
+# python3 with its standard library (status and ready commands of `target:
+# process` configs, such as examples/raftkv/status.py, run in the
+# container), plus:
 #
 #   raftkv     nothing more
 #   etcd       /usr/bin/etcd (Debian's etcd-server)
@@ -38,7 +41,7 @@ while [ $# -gt 0 ]; do
     --docker-host) docker_args=(--docker-host "$2"); shift 2 ;;
     --build) build="$2"; shift 2 ;;
     --prefix) prefix="$2"; shift 2 ;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
     all) targets+=(raftkv etcd redis zookeeper); shift ;;
     raftkv|etcd|redis|zookeeper) targets+=("$1"); shift ;;
     *) echo "build-images: unknown target or option '$1' (raftkv, etcd, redis, zookeeper, all)" >&2; exit 2 ;;
@@ -64,6 +67,10 @@ for f in "$faketime_dir"/libfaketime.so.1 "$faketime_dir"/libfaketimeMT.so.1; do
   fi
   common+=("$f=$f")
 done
+# Debian's python3 (not a pyenv or venv one): the interpreter, its standard
+# library and the libraries its extension modules load.
+python=(--package python3.11-minimal --package libpython3.11-minimal
+        --package libpython3.11-stdlib --link /usr/bin/python3=python3.11)
 
 # The jars of ZooKeeper's class path and, transitively, of their manifests'
 # Class-Path entries (absolute paths, as Debian writes them) that exist here,
@@ -121,7 +128,7 @@ for t in "${targets[@]}"; do
   tag="$prefix/$t:host"
   start=$(date +%s.%N)
   if ! "$here/build-base-image.sh" ${docker_args[@]+"${docker_args[@]}"} --tag "$tag" \
-      host "${args[@]}" "${common[@]}" >/dev/null; then
+      host "${python[@]}" "${args[@]}" "${common[@]}" >/dev/null; then
     echo "build-images: building $tag failed" >&2
     status=1
     continue

@@ -3,7 +3,7 @@
 # root and exec root, --iptables=false so the host's FORWARD policy stays as
 # it is; tests/lib_docker.sh), the etcd node image built here without any
 # registry (docker/build-images.sh etcd: the host's tools, etcd, this
-# build's raftkv and faultline-netdelay libraries, libfaketime), three
+# build's raftkv and faultline-netdelay libraries, libfaketime, python3), three
 # containers faultline-n1..n3 on a user network in 10.77.75.0/24, and a full
 # `faultline run --cluster docker`
 # raftkv register test with partitions (iptables in the containers), pauses,
@@ -12,7 +12,15 @@
 # run in the container with raftkv's own libfaketime environment reads the
 # +1 h clock) that must be valid. Then an etcd register test in the same
 # containers (etcd from the image) with partitions, pauses and kills, valid
-# and healed. Then a run whose controller is SIGKILLed
+# and healed. Then `target: process` in the same containers (about 40 s):
+# raftkv described in YAML, the image's raftkv and python3 running the
+# server and the status script that `files` uploads, the Python exec client
+# on the controller; 10 s with pause, kill, clock and a leader partition
+# found through the status command, valid, every kind healed, nothing left
+# in the containers (the faketime shim copied in, not the controller's path
+# preloaded); then that run's controller SIGKILLed during a partition and a
+# clock fault, and `faultline heal` removes the rules, servers, work
+# directories and libfaketime files. Then a run whose controller is SIGKILLed
 # during a partition and a delay is healed by `faultline heal` from its
 # ledger alone (rules, raftkv and netdelay processes and work directories in
 # the containers), and a stopped container is refused before anything
@@ -196,6 +204,109 @@ check_clean "after the etcd run"
 [ -s "$erun/nodes/n1/etcd.log" ] || fail "n1's etcd log was not collected"
 t_etcd=$(date +%s)
 
+# --- target process in the same containers ---------------------------------
+# raftkv described in YAML (docs/targets/process.md): the image's raftkv
+# started through the docker Remote, examples/raftkv/status.py uploaded to
+# each container through `files` (braces doubled: the content is a
+# template) and run there by the image's python3 as the status command, the
+# Python exec client on the controller connecting to the containers'
+# addresses. Seed 754 draws pause/one, kill/one, clock/one and
+# partition/leader in the first four steps (the leader partition last: its
+# leader lookup and heal are the slowest over docker exec).
+# process_config NAME FAULTS DURATION TIME_LIMIT
+process_config() {
+  cat >"$WORK/$1.yaml" <<YAML
+name: $1
+time_limit: $4
+recovery: 2
+cluster: {nodes: 3, network: $NET}
+target:
+  name: process
+  system: raftkv
+  ports: {client: 6379, peer: 7001}
+  lists:
+    raft: {each: "{id}={ip}:{port:peer}/{port:client}"}
+  files:
+    - path: "{dir}/status.py"
+      content: |
+$(sed -e 's/{/{{/g' -e 's/}/}}/g' -e 's/^/        /' "$FAULTLINE_SOURCE_DIR/examples/raftkv/status.py")
+  processes:
+    - name: server
+      argv: [raftkv, --id, "{id}", --peers, "{list:raft}",
+             --listen, "{ip}:{port:client}", --data-dir, "{data}"]
+      ready: {tcp: client}
+      ready_timeout: 10s
+      stop_grace: 2s
+      faults: [pause, kill, clock]
+  status:
+    command: [python3, "{dir}/status.py", "{ip}", "{port:client}"]
+    timeout: 3s
+  client:
+    protocol: exec
+    command: [$PY, $FAULTLINE_SOURCE_DIR/examples/clients/python/raftkv_client.py]
+workload: {name: register, keys: 4, concurrency: 4, rate: 60, op_timeout_ms: 1000}
+nemesis: {faults: [$2], interval: 0.25, duration: $3, partitions: [leader, one], targets: [leader, one], clock_offset_ms: 30000}
+YAML
+}
+process_config docker-process "partition, pause, kill, clock" 1 10
+set +e
+"$FAULTLINE_BIN" run "$WORK/docker-process.yaml" --cluster docker --seed 754 \
+  --store "$STORE" --index-dir "$INDEX" >"$WORK/process.txt" 2>&1
+rc=$?
+set -e
+prun="$STORE/docker-process/latest"
+[ "$rc" -eq 0 ] || { tail -n 40 "$WORK/process.txt" >&2; fail "the process run over docker exited $rc, expected 0 (valid)"; }
+[ "$(json_get "$prun/results.json" "j['valid']")" = valid ] || fail "the process verdict is not valid"
+validate_results "$prun/results.json"
+process_ops=$(grep -c '"type":"ok"' "$prun/history.jsonl" || true)
+[ "$process_ops" -ge 50 ] || fail "process: only $process_ops ok operations"
+for kind in partition pause kill clock; do
+  starts=$(grep -c "\"type\":\"info\",\"f\":\"start-$kind\"" "$prun/history.jsonl" || true)
+  [ "$starts" -ge 1 ] || fail "process: no $kind fault was applied"
+  [ "$starts" = "$(grep -c "\"type\":\"info\",\"f\":\"stop-$kind\"" "$prun/history.jsonl")" ] ||
+    fail "process: $kind: not every start has its stop"
+done
+# The leader partition found its leader through the status command.
+grep -q '"f":"start-partition","value":{"kind":"partition","shape":"leader".*"leader_known":true' \
+  "$prun/history.jsonl" || fail "process: no leader partition with a leader known from the status command"
+grep -q '"kind":"process".*"container":"faultline-n' "$prun/ledger.jsonl" ||
+  fail "process: no process entry for a container in the ledger"
+grep -q '"kind":"closed"' "$prun/ledger.jsonl" || fail "process: the run did not close its ledger"
+check_clean "after the process run"
+[ -s "$prun/nodes/n1/server.log" ] || fail "n1's server log was not collected"
+# The clock fault's processes preloaded the faketime shim copied into the
+# containers, not the controller's path (ld.so would say so in their logs).
+! grep -l "cannot be preloaded" "$prun"/nodes/*/server.log >&2 ||
+  fail "process: a preloaded library is missing in the containers"
+# A SIGKILLed controller during a partition and a clock fault: `faultline
+# heal` stops the servers, removes the rules, the work directories and the
+# libfaketime files the SIGKILLed servers left in /dev/shm.
+process_config docker-process-kill "{together: [partition, clock]}" 600 600
+"$FAULTLINE_BIN" run "$WORK/docker-process-kill.yaml" --cluster docker \
+  --store "$STORE" --index-dir "$INDEX" >"$WORK/out.txt" 2>&1 &
+pid=$!
+pkrun="$STORE/docker-process-kill/latest"
+await_history "$pid" "$pkrun" '"type":"info","f":"start-clock"' "the process run's partition and clock"
+kill -9 "$pid"
+wait "$pid" 2>/dev/null || true
+pid=""
+drops=0
+shm=0
+for n in 1 2 3; do
+  d=$(docker exec "faultline-n$n" iptables -S | grep -c DROP || true)
+  drops=$((drops + d))
+  d=$(docker exec "faultline-n$n" ls /dev/shm | grep -c faketime || true)
+  shm=$((shm + d))
+done
+[ "$drops" -ge 1 ] || fail "process: no DROP rule in the containers before heal"
+[ "$shm" -ge 1 ] || fail "process: no libfaketime file in the containers' /dev/shm before heal"
+procs=$(docker exec faultline-n1 ps -eo comm= | grep -c raftkv || true)
+[ "$procs" -ge 1 ] || fail "process: no raftkv running in faultline-n1 before heal"
+"$FAULTLINE_BIN" heal "$pkrun" >"$WORK/heal.txt" 2>&1 ||
+  { cat "$WORK/heal.txt" >&2; fail "faultline heal of the process run exited non-zero"; }
+check_clean "after heal of the process run"
+t_process=$(date +%s)
+
 # --- SIGKILLed controller, then `faultline heal` ----------------------------
 sed -e 's/^name: .*/name: docker-sigkill/' -e 's/^time_limit: .*/time_limit: 600/' \
   -e 's/^nemesis: .*/nemesis: {faults: [{together: [partition, delay]}], interval: 1, duration: 600, partitions: [halves], targets: [one]}/' \
@@ -263,5 +374,6 @@ t_images=$(date +%s)
 echo "e2e_docker: ok (engine $((t_engine - t0)) s, image $((t_image - t_engine)) s," \
   "run $((t_run - t_image)) s: $ok_ops ok ops, $faults faults ($parts partitions);" \
   "etcd $((t_etcd - t_run)) s: $etcd_ops ok ops;" \
-  "sigkill+heal $((t_heal - t_etcd)) s; redis+zookeeper images" \
+  "process $((t_process - t_etcd)) s: $process_ops ok ops;" \
+  "sigkill+heal $((t_heal - t_process)) s; redis+zookeeper images" \
   "$((t_images - t_heal)) s; total $(( $(date +%s) - t0 )) s)"

@@ -17,10 +17,17 @@
 #  a2. a run whose SSH key no node accepts is refused: exit 254, no run
 #     directory kept, `latest` unchanged;
 #  d. etcd (the host's, which the nodes see) over SSH, 8 s with a partition
-#     and a kill: valid, its log fetched, nothing left on the nodes.
+#     and a kill: valid, its log fetched, nothing left on the nodes;
+#  e. `target: process` over SSH: raftkv described in YAML, its status
+#     script uploaded by `files` and run on the nodes, the Python exec
+#     client on the controller, 10 s with pause, kill, clock (libfaketime
+#     through the process's `faults`) and a leader partition found through
+#     the status command: valid, every kind applied and healed, nothing left
+#     on the nodes (about 19 s); then SIGKILL of the controller during a
+#     partition and `faultline heal RUN` (about 6 s).
 # Needs root, openssh-server, sudo, libfaketime, python3, and raftkv and
 # faultline-netdelay next to faultline; d needs etcd (skipped without it).
-# About 90 s.
+# About 105 s (80 s before e).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_ssh.sh"
 require_root
@@ -228,9 +235,11 @@ done
 echo "PASS b: $TUSER with sudo, faults: $seen"
 
 # ---- c: SIGKILLed controller, then faultline heal over SSH -------------------
-kill_then_heal() {  # kill_then_heal NAME FAULT(S) LAST: LAST is the kind started last
-  local name="$1" faults="$2" last="$3" run
-  write_config "$name" root false "$faults" 600 600
+# kill_then_heal NAME FAULT(S) LAST [WRITER]: LAST is the kind started last;
+# WRITER (default write_config) writes NAME.yaml as write_config would.
+kill_then_heal() {
+  local name="$1" faults="$2" last="$3" writer="${4:-write_config}" run
+  "$writer" "$name" root false "$faults" 600 600
   "$FAULTLINE_BIN" run "$WORK/$name.yaml" --store "$STORE" --index-dir "$INDEX" \
     >"$WORK/out.txt" 2>&1 &
   pid=$!
@@ -252,15 +261,18 @@ kill_then_heal() {  # kill_then_heal NAME FAULT(S) LAST: LAST is the kind starte
   case "$faults" in
     *partition*)
       [ "$rules" -ge 1 ] || fail "no DROP rule on the nodes before heal"
-      [ "$queued" -ge 1 ] && [ "$daemons" -ge 1 ] ||
-        fail "no delay on the nodes before heal ($queued NFQUEUE rules, $daemons daemons)" ;;
+      case "$faults" in
+        *delay*)
+          [ "$queued" -ge 1 ] && [ "$daemons" -ge 1 ] ||
+            fail "no delay on the nodes before heal ($queued NFQUEUE rules, $daemons daemons)" ;;
+      esac ;;
     *) [ "$stopped" -ge 1 ] || fail "no stopped process on the nodes before heal" ;;
   esac
   [ -n "$(node_sh 0 ls -A "$NODEFS")" ] || fail "no run directory on n1 before heal"
   "$FAULTLINE_BIN" heal "$run" >"$WORK/heal.txt" 2>&1 || { cat "$WORK/heal.txt"; fail "heal exited $?"; }
   assert_nodes_clean "$run"
   "$FAULTLINE_BIN" heal "$run" >/dev/null || fail "second heal failed"
-  echo "PASS c: SIGKILL during $faults ($rules DROP + $queued NFQUEUE rules, $daemons netdelay, $stopped stopped), heal: $(grep -c . "$WORK/heal.txt") actions"
+  echo "PASS c ($name): SIGKILL during $faults ($rules DROP + $queued NFQUEUE rules, $daemons netdelay, $stopped stopped), heal: $(grep -c . "$WORK/heal.txt") actions"
 }
 kill_then_heal ssh-kill-partition "{together: [partition, delay]}" delay
 kill_then_heal ssh-kill-pause pause pause
@@ -287,5 +299,69 @@ if command -v etcd >/dev/null 2>&1; then
 else
   echo "SKIP d: no etcd on this machine (Debian etcd-server)"
 fi
+
+# ---- e: target process over SSH ------------------------------------------------
+# raftkv described in YAML (docs/targets/process.md) instead of the built-in
+# adapter: the server from the controller's build directory (the nodes see
+# the host's files outside work_dir), examples/raftkv/status.py uploaded to
+# each node through `files` (braces doubled: the content is a template) and
+# run there as the status command, the Python exec client on the
+# controller. Seed 754 draws pause/one, kill/one, clock/one and
+# partition/leader in the first four steps.
+write_process_config() {  # as write_config: NAME USER SUDO FAULTS DURATION TIME_LIMIT
+  write_config "$@"
+  local tmp="$WORK/$1.yaml.tmp"
+  sed -e '/^target: /,$d' "$WORK/$1.yaml" >"$tmp"
+  cat >>"$tmp" <<YAML
+target:
+  name: process
+  system: raftkv
+  ports: {client: 6379, peer: 7001}
+  lists:
+    raft: {each: "{id}={ip}:{port:peer}/{port:client}"}
+  files:
+    - path: "{dir}/status.py"
+      content: |
+$(sed -e 's/{/{{/g' -e 's/}/}}/g' -e 's/^/        /' "$FAULTLINE_SOURCE_DIR/examples/raftkv/status.py")
+  processes:
+    - name: server
+      argv: [$bindir/raftkv, --id, "{id}", --peers, "{list:raft}",
+             --listen, "{ip}:{port:client}", --data-dir, "{data}"]
+      ready: {tcp: client}
+      ready_timeout: 10s
+      stop_grace: 2s
+      faults: [pause, kill, clock]
+  status:
+    command: [python3, "{dir}/status.py", "{ip}", "{port:client}"]
+    timeout: 3s
+  client:
+    protocol: exec
+    command: [$PY, $FAULTLINE_SOURCE_DIR/examples/clients/python/raftkv_client.py]
+workload: {name: register, keys: 4, concurrency: 4, rate: 60, op_timeout_ms: 1000}
+nemesis:
+  faults: [$4]
+  interval: 0.25
+  duration: $5
+  partitions: [leader, one]
+  targets: [leader, one]
+  clock_offset_ms: 30000
+YAML
+  mv "$tmp" "$WORK/$1.yaml"
+}
+write_process_config ssh-process root false "partition, pause, kill, clock" 1 10
+run_valid ssh-process 754
+run="$STORE/ssh-process/latest"
+seen=$(faults_seen "$run")
+[ "$seen" = "clock kill partition pause" ] || fail "run e applied only: $seen"
+starts=$(grep -c '"type":"info","f":"start-' "$run/history.jsonl")
+stops=$(grep -c '"type":"info","f":"stop-' "$run/history.jsonl")
+[ "$starts" -eq "$stops" ] || fail "e: $starts faults started but $stops healed"
+# The leader partition found its leader through the status command.
+grep -q '"f":"start-partition","value":{"kind":"partition","shape":"leader".*"leader_known":true' \
+  "$run/history.jsonl" || fail "e: no leader partition with a leader known from the status command"
+assert_nodes_clean "$run"
+[ -s "$run/nodes/n1/server.log" ] || fail "n1's server.log was not downloaded"
+echo "PASS e: target process over SSH, faults: $seen"
+kill_then_heal ssh-process-kill partition partition write_process_config
 
 echo "PASS: e2e_ssh_run in $(($(date +%s) - start_all)) s"
