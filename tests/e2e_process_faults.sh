@@ -4,7 +4,7 @@
 # raftkv described in YAML (configs/process/raftkv-register.yaml), the
 # Python exec client, 12 s of loss, delay and clock faults together on one
 # node, in steps of 3 s
-# (subnet 10.77.134.0/24). While the clock fault is active every raftkv
+# (subnet 10.77.139.0/24). While the clock fault is active every raftkv
 # server runs with libfaketime preloaded and its node's faketime file says
 # +1 h; at the end the run is valid, each of the three faults started and
 # stopped, the ledger marks the loss rules, the delay and the faketime
@@ -23,7 +23,7 @@ setup_workdir
 interrupt_run_on_exit
 SRC="$FAULTLINE_SOURCE_DIR"
 
-E2E_SUBNET=10.77.134.0/24
+E2E_SUBNET=10.77.139.0/24
 cfg=$(local_copy "$SRC/configs/process/raftkv-register.yaml" 12 \
   "s#^name: .*#name: process-net-clock#" \
   "s#\[python3, #[$PY, #g" \
