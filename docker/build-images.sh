@@ -9,13 +9,12 @@
 # tools (sh, coreutils, setsid, kill, pgrep, iptables), this build's raftkv
 # and faultline-netdelay (so every image runs the raftkv target and the
 # delay fault: a run copies the controller's own binaries in, the image
-# brings the libraries they load), libfaketime (clock faults) and Debian's
-# python3 with its standard library (status and ready commands of `target:
-# process` configs, such as examples/raftkv/status.py, run in the
-# container), plus:
+# brings the libraries they load) and libfaketime (clock faults), plus:
 #
-#   raftkv     nothing more
-#   etcd       /usr/bin/etcd (Debian's etcd-server)
+#   raftkv     Debian's python3 with its standard library (status and ready
+#              commands of `target: process` configs, such as
+#              examples/raftkv/status.py, run in the container)
+#   etcd       /usr/bin/etcd (Debian's etcd-server) and python3 as raftkv's
 #   redis      /usr/bin/redis-server and /usr/bin/redis-sentinel (copies of
 #              the one Redis executable, which picks sentinel mode by name)
 #   zookeeper  the files of the package openjdk-17-jre-headless with
@@ -41,7 +40,7 @@ while [ $# -gt 0 ]; do
     --docker-host) docker_args=(--docker-host "$2"); shift 2 ;;
     --build) build="$2"; shift 2 ;;
     --prefix) prefix="$2"; shift 2 ;;
-    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     all) targets+=(raftkv etcd redis zookeeper); shift ;;
     raftkv|etcd|redis|zookeeper) targets+=("$1"); shift ;;
     *) echo "build-images: unknown target or option '$1' (raftkv, etcd, redis, zookeeper, all)" >&2; exit 2 ;;
@@ -106,8 +105,8 @@ status=0
 for t in "${targets[@]}"; do
   args=()
   case "$t" in
-    raftkv) ;;
-    etcd) args=(/usr/bin/etcd=/usr/bin/etcd) ;;
+    raftkv) args=("${python[@]}") ;;
+    etcd) args=("${python[@]}" /usr/bin/etcd=/usr/bin/etcd) ;;
     redis) args=(/usr/bin/redis-server=/usr/bin/redis-server
                  /usr/bin/redis-sentinel=/usr/bin/redis-sentinel) ;;
     zookeeper)
@@ -128,7 +127,7 @@ for t in "${targets[@]}"; do
   tag="$prefix/$t:host"
   start=$(date +%s.%N)
   if ! "$here/build-base-image.sh" ${docker_args[@]+"${docker_args[@]}"} --tag "$tag" \
-      host "${python[@]}" "${args[@]}" "${common[@]}" >/dev/null; then
+      host "${args[@]}" "${common[@]}" >/dev/null; then
     echo "build-images: building $tag failed" >&2
     status=1
     continue
