@@ -6,7 +6,8 @@
 # node, in steps of 3 s
 # (subnet 10.77.139.0/24). While the clock fault is active every raftkv
 # server runs with libfaketime preloaded and its node's faketime file says
-# +1 h; at the end the run is valid, each of the three faults started and
+# +1 h, and `date` run with its environment reads the clock 1 h ahead;
+# at the end the run is valid, each of the three faults started and
 # stopped, the ledger marks the loss rules, the delay and the faketime
 # files healed, and no faketime file is left.
 # Needs root, python3, libfaketime, and raftkv and faultline-netdelay next
@@ -48,6 +49,19 @@ for p in $(ledger_values "$run/ledger.jsonl" process pid); do
   n=$((n + 1))
 done
 [ "$n" -ge 3 ] || fail "expected 3 raftkv servers under libfaketime, found $n"
+# What a program started with the skewed node's server environment (its
+# LD_PRELOAD, shim included, and FAKETIME_* variables, read from /proc)
+# reads: clock_gettime (date) must be about 1 h ahead.
+for p in $(ledger_values "$run/ledger.jsonl" process pid); do
+  [ "$(cat "/proc/$p/comm" 2>/dev/null)" = raftkv ] || continue
+  tr '\0' '\n' <"/proc/$p/environ" | grep -q "^FAKETIME_TIMESTAMP_FILE=$ftdir/$node.faketime\$" || continue
+  mapfile -t vars < <(tr '\0' '\n' <"/proc/$p/environ" | grep "^LD_PRELOAD=\|^FAKETIME")
+  skew=$(( $(env "${vars[@]}" date +%s) - $(date +%s) ))
+  echo "clock +1 h on $node: a program under raftkv $p's environment reads ${skew} s ahead"
+  [ "$skew" -ge 3590 ] && [ "$skew" -le 3610 ] || fail "the faked clock is ${skew} s ahead, expected ~3600 (is libfaketime's clock_gettime reached?)"
+  checked=1
+done
+[ -n "${checked:-}" ] || fail "no raftkv server uses $node's faketime file"
 finish
 for f in loss delay clock; do
   grep -q "\"f\":\"start-$f\"" "$run/history.jsonl" || fail "no $f fault ran"

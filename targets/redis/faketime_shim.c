@@ -170,9 +170,13 @@ static void *glibc_symbol(const char *name, const char *version) {
   }
 }
 
-/* The next definition after this library's (libfaketime's). */
+/* The next definition after this library's (libfaketime's), whatever its
+ * version: libfaketime exports clock_gettime without one, so asking for
+ * GLIBC_2.17 would skip it and reach glibc's, and the program would never
+ * see the faked clock. `version` is for glibc_symbol only. */
 static void *next_symbol(const char *name, const char *version) {
-  return dlvsym(RTLD_NEXT, name, version);
+  (void)version;
+  return dlsym(RTLD_NEXT, name);
 }
 
 /* A lazily looked-up function pointer; `find` runs at most a few times
