@@ -38,7 +38,8 @@
 // `faultline heal` too, from its `dir` entry). Teardown removes
 // libfaketime's /dev/shm leftovers of dead pids on every such node through
 // its Remote (RemoveStaleFaketimeShmOn); `faultline heal` after a SIGKILLed
-// controller does not (the `faketime` ledger entry names no node).
+// controller does it when it undoes the node's `dir` entry (the `faketime`
+// entry names no node).
 //
 // Cleanup: the node files live in `dir` (inside the run's scratch
 // directory). libfaketime also creates /dev/shm/faketime_shm_<pid> and

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <thread>
 
+#include "harness/clock/clock.h"
 #include "harness/cluster/remote_factory.h"
 #include "harness/ledger/ledger_names.h"
 #include "harness/process/process.h"
@@ -132,8 +133,16 @@ Status UndoRemoteLedgerEntry(const LedgerEntry& e, RemoteCache& remotes,
         e.name, Where(e), log);
   }
   // The names were checked (RefusalReason): faultline-* paths only.
-  if (e.kind == "dir" || e.kind == "faketime")
-    return RemoveOnNode(e, remote, log);
+  if (e.kind == "faketime") return RemoveOnNode(e, remote, log);
+  if (e.kind == "dir") {
+    if (Status s = RemoveOnNode(e, remote, log); !s) return s;
+    // The run's processes are gone (dir is undone last): what libfaketime
+    // left in the node's /dev/shm for those that were SIGKILLed (a clock
+    // fault's run, whose ClockControl records nothing on the controller).
+    if (Status s = RemoveStaleFaketimeShmOn(remote); !s)
+      return Fail(Where(e) + ": " + s.error());
+    return Ok();
+  }
   if (e.kind == "sysclock") {
     // The system clock fault's state file, beside the tool that reads it
     // (nemesis/clock/sysclock_tool.h); `reset` is idempotent.

@@ -17,6 +17,7 @@
 #include <thread>
 #include <utility>
 
+#include "harness/cluster/upload.h"
 #include "harness/process/find_program.h"
 #include "harness/process/process.h"
 #include "targets/etcd/etcd_client.h"
@@ -211,6 +212,19 @@ harness::Status ProcessTarget::Setup(harness::Cluster& cluster) {
       return Fail(who + ": cannot prepare " + ctx.dir + " on " + node.name +
                   ": " + harness::DescribeResult(rm.ok() ? mk : rm));
     }
+    // Clock faults on ssh and docker nodes: the faketime shim StartOne
+    // preloads goes to the node's directory (the controller's copy is not
+    // there).
+    if (!local_nodes_ && clock() != nullptr && !Taking("clock").empty()) {
+      const std::string shim = harness::FindFaketimeShim();
+      if (!shim.empty()) {
+        if (auto up = harness::UploadExecutable(
+                *node.remote, node.name, shim,
+                ctx.dir + "/" + harness::kFaketimeShimName);
+            !up)
+          return Fail(who + ": " + up.error());
+      }
+    }
     for (const harness::ProcessFileSpec& f : spec_.files) {
       const std::string path = harness::ExpandTemplate(f.path, ctx);
       const std::string local =
@@ -275,8 +289,11 @@ harness::Status ProcessTarget::StartOne(const Node& node,
     if (!clock.ok()) return Fail(name() + ": " + clock.error());
     if (!clock->empty()) {
       // Harmless for programs without jemalloc, and needed by those with
-      // it (harness/clock/clock.h, "the Redis shim").
-      const std::string shim = harness::FindFaketimeShim();
+      // it (harness/clock/clock.h, "the Redis shim"). On ssh and docker
+      // nodes: the copy Setup uploaded.
+      std::string shim = harness::FindFaketimeShim();
+      if (!shim.empty() && !local_nodes_)
+        shim = ctx.dir + "/" + harness::kFaketimeShimName;
       if (!shim.empty())
         *clock = harness::PreloadFirst(std::move(*clock), shim);
     }
