@@ -19,7 +19,8 @@
 # found through the status command, valid, every kind healed, nothing left
 # in the containers (the faketime shim copied in, not the controller's path
 # preloaded); then that run's controller SIGKILLed during a partition and a
-# clock fault, and `faultline heal` removes the rules, servers, work
+# clock fault (`date` under the skewed server's own environment reads
+# +30 s), and `faultline heal` removes the rules, servers, work
 # directories and libfaketime files. Then a run whose controller is SIGKILLed
 # during a partition and a delay is healed by `faultline heal` from its
 # ledger alone (rules, raftkv and netdelay processes and work directories in
@@ -291,6 +292,21 @@ await_history "$pid" "$pkrun" '"type":"info","f":"start-clock"' "the process run
 kill -9 "$pid"
 wait "$pid" 2>/dev/null || true
 pid=""
+# The clock fault moved the skewed server's clock: `date` in its container,
+# under that server's own libfaketime environment, reads +30 s.
+cnode=$("$PY" -c "import json,sys
+for l in open(sys.argv[1]):
+    e=json.loads(l)
+    if e.get('f')=='start-clock' and e.get('type')=='info': print(e['value']['nodes'][0]); break" "$pkrun/history.jsonl")
+rpid=$(docker exec "faultline-$cnode" ps -eo pid=,comm= | awk '$2 == "raftkv" {print $1; exit}')
+[ -n "$rpid" ] || fail "process: no raftkv in faultline-$cnode during the clock fault"
+envs=()
+while IFS= read -r kv; do envs+=(-e "$kv"); done < <(docker exec "faultline-$cnode" cat "/proc/$rpid/environ" |
+  tr '\0' '\n' | grep -E '^(LD_PRELOAD|FAKETIME[A-Z_]*)=')
+off=$(( $(docker exec "${envs[@]}" "faultline-$cnode" date +%s) - $(date +%s) ))
+[ "$off" -ge 25 ] && [ "$off" -le 35 ] ||
+  fail "process: date under the skewed server's environment in faultline-$cnode is $off s off, expected +30"
+echo "process: clock +30 s on $cnode: date under its server's environment reads $off s ahead"
 drops=0
 shm=0
 for n in 1 2 3; do
