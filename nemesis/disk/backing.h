@@ -1,4 +1,4 @@
-// The storage below the lazy file system's write cache (issue 17): what
+// The storage below the lazy file system's write cache: what
 // "reached the disk". WriteCache (write_cache.h) reads file data through a
 // Backing and writes held data back to it; nothing else of the cache touches
 // storage, so the cache's rules can be tested against MemoryBacking without

@@ -1,4 +1,4 @@
-// The control protocol of the lazy file system (issue 17): one command per
+// The control protocol of the lazy file system: one command per
 // line, written by the controller to the daemon's control file or socket,
 // one answer line back, a JSON object. Pure: parsing and formatting here,
 // and RunControl applies a command to a WriteCache; the daemon (not written

@@ -1,5 +1,5 @@
-// WriteCache: the pure core of the lazy file system of issue 17. It keeps,
-// per file, every write the program made that is not durable yet, in the
+// WriteCache: the pure core of the lazy file system (durability faults). It
+// keeps, per file, every write the program made that is not durable yet, in the
 // order made, and decides what reaches the Backing (backing.h) and when.
 // The FUSE daemon (not written yet) will call it for write, read, getattr,
 // truncate, fsync and fdatasync, and the control file (control.h) for the
