@@ -4,6 +4,11 @@
 // subcommand. The hidden `--generate man|bash|zsh` prints the man page or a
 // completion script built from this very command tree (cli/generate.h); the
 // build runs it to write faultline.1 and the completion scripts.
+//
+// SIGPIPE is ignored: a run whose output reader goes away (`| head`) must
+// not die with its faults in force; its writes to the closed pipe fail
+// (EPIPE) and it goes on, heals and exits as its verdict says.
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -15,6 +20,7 @@
 
 int main(int argc, char** argv) {
   using namespace faultline::cli;
+  std::signal(SIGPIPE, SIG_IGN);
   CLI::App app{
       "faultline: Jepsen-style fault injection. Stands up a real cluster, "
       "drives a concurrent workload, injects faults, records every "

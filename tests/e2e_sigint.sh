@@ -10,6 +10,8 @@
 #     forces an exit at once that names the `faultline heal` command; that
 #     command then removes everything.
 #  4. `run --test-count` and `suite` stop at the interrupt and exit likewise.
+#  5. A run whose output reader goes away (| head) is not killed by SIGPIPE:
+#     it heals its pause and exits 0.
 # Needs root and raftkv. About 20 s.
 source "$(dirname "$0")/lib.sh"
 require_root
@@ -157,4 +159,17 @@ stop_many sigsuite INT 130 "$FAULTLINE_BIN" suite "$(config sigsuite)" --runs 2 
   --store "$STORE" --index-dir "$INDEX"
 [ -z "$(ls -A "$INDEX")" ] || fail "a run is still listed as active"
 echo "run --test-count / suite: stopped after the interrupted run, exit 143 / 130 ($(( $(date +%s) - t0 )) s)"
+# 5. The reader of faultline's output goes away (`| head -c 1`): the run
+#    must not die of SIGPIPE with its pause in force; it goes on, heals and
+#    exits as the verdict says.
+cfg=$(config sigpipe)
+sed -i 's#^time_limit: .*#time_limit: 4#' "$cfg"
+set +e
+"$FAULTLINE_BIN" run "$cfg" --store "$STORE" --index-dir "$INDEX" 2>&1 | head -c 1 >/dev/null
+rc=${PIPESTATUS[0]}
+set -e
+[ "$rc" -eq 0 ] || fail "sigpipe: faultline exited $rc once its reader was gone, expected 0 (valid)"
+grep -q '"f":"stop-pause"' "$STORE/sigpipe/latest/history.jsonl" || fail "sigpipe: the pause was not healed"
+[ -z "$(ls -A "$INDEX")" ] || fail "sigpipe: the run is still listed as active"
+echo "a run whose reader went away finished, healed and exited 0"
 echo "PASS: interrupted runs exit 130/143, record the interrupt, read after the heal, leave nothing"

@@ -31,10 +31,13 @@ std::vector<char*> MakeArgv(const std::vector<std::string>& args) {
 // In the child, after fork: the controller blocks SIGINT/SIGTERM (it waits
 // for them on a thread) and the mask survives exec, so without this a
 // SIGTERM could never stop the system under test cleanly. Async-signal-safe.
+// Also gives SIGPIPE back its default action: the controller may ignore
+// it (the CLI does), and an ignored signal would stay ignored across exec.
 void UnblockAllSignals() {
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
+  signal(SIGPIPE, SIG_DFL);
 }
 
 // In the child, after fork: enter the namespace, or exit 127 with a message
