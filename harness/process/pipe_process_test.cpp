@@ -110,6 +110,23 @@ TEST_CASE(
   CHECK(sigismember(&pending, SIGPIPE) == 0);
 }
 
+TEST_CASE(
+    "pipe process: with SIGPIPE ignored (as the CLI does) the same write "
+    "is the same error") {
+  struct sigaction ignore {
+  }, before{};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &ignore, &before);
+  auto p = StartPython("pass");
+  REQUIRE(p->WaitExit(In(5000)));
+  std::size_t written = 99;
+  auto s = p->WriteLine("hello", In(1000), &written);
+  sigaction(SIGPIPE, &before, nullptr);
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error() == "stdin closed");
+  CHECK(written == 0);
+}
+
 TEST_CASE("pipe process: Kill kills and reaps the child and its group") {
   auto p = StartPython(
       "import subprocess, time\n"
