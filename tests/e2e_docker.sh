@@ -222,30 +222,7 @@ name: $1
 time_limit: $4
 recovery: 2
 cluster: {nodes: 3, network: $NET}
-target:
-  name: process
-  system: raftkv
-  ports: {client: 6379, peer: 7001}
-  lists:
-    raft: {each: "{id}={ip}:{port:peer}/{port:client}"}
-  files:
-    - path: "{dir}/status.py"
-      content: |
-$(sed -e 's/{/{{/g' -e 's/}/}}/g' -e 's/^/        /' "$FAULTLINE_SOURCE_DIR/examples/raftkv/status.py")
-  processes:
-    - name: server
-      argv: [raftkv, --id, "{id}", --peers, "{list:raft}",
-             --listen, "{ip}:{port:client}", --data-dir, "{data}"]
-      ready: {tcp: client}
-      ready_timeout: 10s
-      stop_grace: 2s
-      faults: [pause, kill, clock]
-  status:
-    command: [python3, "{dir}/status.py", "{ip}", "{port:client}"]
-    timeout: 3s
-  client:
-    protocol: exec
-    command: [$PY, $FAULTLINE_SOURCE_DIR/examples/clients/python/raftkv_client.py]
+$(process_raftkv_target raftkv)
 workload: {name: register, keys: 4, concurrency: 4, rate: 60, op_timeout_ms: 1000}
 nemesis: {faults: [$2], interval: 0.25, duration: $3, partitions: [leader, one], targets: [leader, one], clock_offset_ms: 30000}
 YAML

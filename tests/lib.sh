@@ -203,3 +203,37 @@ mine = [e["seq"] for e in es if e["kind"] == sys.argv[2]]
 assert mine and all(s in healed for s in mine), (sys.argv[2], mine, healed)
 PYEOF
 }
+
+# process_raftkv_target RAFTKV: the `target:` block of a config that runs
+# raftkv (the program RAFTKV on the nodes) through target process on remote
+# (ssh, docker) nodes: examples/raftkv/status.py uploaded into each node's
+# {dir} through `files` (braces doubled: the content is a template) and run
+# there as the status command, the Python exec client on the controller.
+process_raftkv_target() {
+  cat <<YAML
+target:
+  name: process
+  system: raftkv
+  ports: {client: 6379, peer: 7001}
+  lists:
+    raft: {each: "{id}={ip}:{port:peer}/{port:client}"}
+  files:
+    - path: "{dir}/status.py"
+      content: |
+$(sed -e 's/{/{{/g' -e 's/}/}}/g' -e 's/^/        /' "$FAULTLINE_SOURCE_DIR/examples/raftkv/status.py")
+  processes:
+    - name: server
+      argv: [$1, --id, "{id}", --peers, "{list:raft}",
+             --listen, "{ip}:{port:client}", --data-dir, "{data}"]
+      ready: {tcp: client}
+      ready_timeout: 10s
+      stop_grace: 2s
+      faults: [pause, kill, clock]
+  status:
+    command: [python3, "{dir}/status.py", "{ip}", "{port:client}"]
+    timeout: 3s
+  client:
+    protocol: exec
+    command: [$PY, $FAULTLINE_SOURCE_DIR/examples/clients/python/raftkv_client.py]
+YAML
+}
