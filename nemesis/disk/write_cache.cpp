@@ -296,6 +296,13 @@ IoStatus WriteCache::SyncAll() {
   return first;
 }
 
+void WriteCache::ForgetAll() {
+  files_.clear();
+  writeback_errors_.clear();
+  held_bytes_ = 0;
+  held_writes_ = 0;
+}
+
 CrashReport WriteCache::DropAll() {
   std::lock_guard lock(mu_);
   CrashReport report;
@@ -307,10 +314,7 @@ CrashReport WriteCache::DropAll() {
       report.dropped_bytes += op.data.size();
     }
   }
-  files_.clear();
-  writeback_errors_.clear();
-  held_bytes_ = 0;
-  held_writes_ = 0;
+  ForgetAll();
   return report;
 }
 
@@ -348,10 +352,7 @@ CrashReport WriteCache::Torn(std::uint64_t seed) {
       report.dropped_bytes += op.data.size() - cut;
     }
   }
-  files_.clear();
-  writeback_errors_.clear();
-  held_bytes_ = 0;
-  held_writes_ = 0;
+  ForgetAll();
   return report;
 }
 
@@ -398,10 +399,7 @@ CrashReport WriteCache::FlipBits(std::uint64_t seed, std::uint64_t n) {
       report.kept_bytes += op.data.size();
     }
   }
-  files_.clear();
-  writeback_errors_.clear();
-  held_bytes_ = 0;
-  held_writes_ = 0;
+  ForgetAll();
   return report;
 }
 

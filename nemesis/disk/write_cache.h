@@ -175,6 +175,8 @@ class WriteCache {
   IoStatus SyncLocked(FileId file, File* f, bool injectable);
   void Lose(File& f);
   void Forget(FileId file);
+  // With mu_ held: no file holds anything any more (after a crash fault).
+  void ForgetAll();
   void Evict();
 
   Backing& backing_;
