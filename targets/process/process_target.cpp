@@ -460,15 +460,9 @@ std::string ProcessTarget::AskStatusClient(const Node& node) {
   if (!sc.client) {
     harness::WorkloadSpec w = workload_;
     w.op_timeout_ms = spec_.status_timeout_ms;
-    std::string log_path;
-    if (!controller_dir_.empty()) {
-      std::error_code ec;
-      std::filesystem::create_directories(controller_dir_ + "/clients", ec);
-      log_path = controller_dir_ + "/clients/" + node.name + "-status.log";
-    }
     auto opened = OpenProcessClient(
         spec_, w, workload_.name == "register" ? "register" : "lock", peers_,
-        node.index, nullptr, log_path);
+        node.index, nullptr, ClientLog(node.name + "-status.log"));
     if (!opened.ok()) return "";
     sc.client = std::move(opened.value());
   }
@@ -597,19 +591,20 @@ Result<std::unique_ptr<harness::Client>> ProcessTarget::OpenClient(
     const Node& node, const std::string& workload) {
   const Node* n = daemons_.Find(node.name);
   if (n == nullptr) return Fail(name() + ": unknown node " + node.name);
-  std::string log_path;
   {
     std::lock_guard<std::mutex> lock(mu_);
     ++clients_opened_;
   }
   // One log per node: the stderr of every client bound to it, appended.
-  if (!controller_dir_.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(controller_dir_ + "/clients", ec);
-    log_path = controller_dir_ + "/clients/" + n->name + ".log";
-  }
   return OpenProcessClient(spec_, workload_, workload, peers_, n->index,
-                           health_, log_path);
+                           health_, ClientLog(n->name + ".log"));
+}
+
+std::string ProcessTarget::ClientLog(const std::string& file) const {
+  if (controller_dir_.empty()) return "";
+  std::error_code ec;
+  std::filesystem::create_directories(controller_dir_ + "/clients", ec);
+  return controller_dir_ + "/clients/" + file;
 }
 
 Result<std::unique_ptr<harness::Client>> OpenProcessClient(

@@ -81,6 +81,9 @@ class ProcessTarget : public harness::DaemonTarget,
   // f: status on the node's status client (opened on first use, and again
   // after a question it did not answer).
   std::string AskStatusClient(const harness::Node& node);
+  // The path of client log `file` in <controller_dir>/clients (created),
+  // "" without a controller_dir (no client logs).
+  std::string ClientLog(const std::string& file) const;
 
   const harness::ProcessSpec spec_;
   const harness::WorkloadSpec workload_;
