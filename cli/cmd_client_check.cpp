@@ -153,9 +153,8 @@ int DoClientTest(const ClientTestOptions& o) {
     return kExitUsage;
   }
   const std::string workload =
-      o.workload.empty()
-          ? (spec.workload.name == "election" ? "lock" : spec.workload.name)
-          : o.workload;
+      o.workload.empty() ? targets::process::ClientKindOf(spec.workload.name)
+                         : o.workload;
   if (workload != "register" && workload != "lock") {
     std::fprintf(stderr, "--workload must be register or lock, got %s\n",
                  workload.c_str());

@@ -460,9 +460,9 @@ std::string ProcessTarget::AskStatusClient(const Node& node) {
   if (!sc.client) {
     harness::WorkloadSpec w = workload_;
     w.op_timeout_ms = spec_.status_timeout_ms;
-    auto opened = OpenProcessClient(
-        spec_, w, workload_.name == "register" ? "register" : "lock", peers_,
-        node.index, nullptr, ClientLog(node.name + "-status.log"));
+    auto opened = OpenProcessClient(spec_, w, ClientKindOf(workload_.name),
+                                    peers_, node.index, nullptr,
+                                    ClientLog(node.name + "-status.log"));
     if (!opened.ok()) return "";
     sc.client = std::move(opened.value());
   }

@@ -108,6 +108,12 @@ class ProcessTarget : public harness::DaemonTarget,
   std::map<std::string, std::unique_ptr<StatusClient>> status_clients_;
 };
 
+// The client a workload of that name drives: "lock" for election, else the
+// name itself (OpenProcessClient takes "register" and "lock").
+inline std::string ClientKindOf(const std::string& workload) {
+  return workload == "election" ? "lock" : workload;
+}
+
 // The client of `spec` bound to nodes[index] for `workload` ("register" or
 // "lock"), outside a run as well (faultline client-test): exec clients get
 // the FAULTLINE_* environment of docs/exec-protocol.md and append their
