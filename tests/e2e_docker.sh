@@ -46,6 +46,39 @@ FAKETIME_LIB=/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1
 [ -r "$FAKETIME_LIB" ] || fail "this test needs libfaketime ($FAKETIME_LIB; apt-get install libfaketime)"
 
 t0=$(date +%s)
+
+# skewed_clock RUN: sets `cnode` (the node of RUN's first clock fault) and
+# `off` (how many seconds `date` in its container reads ahead when run with
+# the environment of that container's raftkv: its LD_PRELOAD and FAKETIME_*
+# variables, read from /proc), after checking that libfaketime is mapped into
+# that raftkv and that it has such an environment.
+skewed_clock() {
+  cnode=$("$PY" -c "import json,sys
+for l in open(sys.argv[1]):
+    e=json.loads(l)
+    if e.get('f')=='start-clock' and e.get('type')=='info': print(e['value']['nodes'][0]); break" "$1/history.jsonl")
+  local c="faultline-$cnode" rpid kv envs=()
+  rpid=$(docker exec "$c" ps -eo pid=,comm= | awk '$2 == "raftkv" {print $1; exit}')
+  [ -n "$rpid" ] || fail "no raftkv in $c during the clock fault"
+  docker exec "$c" grep -q libfaketime "/proc/$rpid/maps" || fail "libfaketime is not mapped into raftkv in $c"
+  while IFS= read -r kv; do envs+=(-e "$kv"); done < <(docker exec "$c" cat "/proc/$rpid/environ" |
+    tr '\0' '\n' | grep -E '^(LD_PRELOAD|FAKETIME[A-Z_]*)=')
+  [ "${#envs[@]}" -ge 4 ] || fail "raftkv in $c has no libfaketime environment"
+  off=$(( $(docker exec "${envs[@]}" "$c" date +%s) - $(date +%s) ))
+}
+
+# faults_paired LABEL RUN KIND...: each KIND was started at least once in
+# RUN's history and stopped as often as it was started.
+faults_paired() {
+  local label="$1" run_dir="$2" kind starts
+  shift 2
+  for kind in "$@"; do
+    starts=$(grep -c "\"type\":\"info\",\"f\":\"start-$kind\"" "$run_dir/history.jsonl" || true)
+    [ "$starts" -ge 1 ] || fail "$label: no $kind fault was applied"
+    [ "$starts" = "$(grep -c "\"type\":\"info\",\"f\":\"stop-$kind\"" "$run_dir/history.jsonl" || true)" ] ||
+      fail "$label: $kind: not every start has its stop"
+  done
+}
 WORK="$(mktemp -d /tmp/faultline-e2e-docker.XXXXXX)"
 STORE="$WORK/store"
 INDEX="$WORK/active"
@@ -107,20 +140,8 @@ run="$STORE/docker-register/latest"
 # While the clock fault is active: raftkv in the skewed container runs with
 # libfaketime mapped, and `date` under its environment reads +1 h.
 await_history "$pid" "$run" '"type":"info","f":"start-clock"' "the clock fault"
-cnode=$(python3 -c "import json,sys
-for l in open(sys.argv[1]):
-    e=json.loads(l)
-    if e.get('f')=='start-clock' and e.get('type')=='info': print(e['value']['nodes'][0]); break" "$run/history.jsonl")
-c="faultline-$cnode"
-rpid=$(docker exec "$c" ps -eo pid=,comm= | awk '$2 == "raftkv" {print $1; exit}')
-[ -n "$rpid" ] || fail "no raftkv in $c during the clock fault"
-docker exec "$c" grep -q libfaketime "/proc/$rpid/maps" || fail "libfaketime is not mapped into raftkv in $c"
-envs=()
-while IFS= read -r kv; do envs+=(-e "$kv"); done < <(docker exec "$c" cat "/proc/$rpid/environ" |
-  tr '\0' '\n' | grep -E '^(LD_PRELOAD|FAKETIME[A-Z_]*)=')
-[ "${#envs[@]}" -ge 4 ] || fail "raftkv in $c has no libfaketime environment"
-off=$(( $(docker exec "${envs[@]}" "$c" date +%s) - $(date +%s) ))
-[ "$off" -ge 3590 ] && [ "$off" -le 3610 ] || fail "date in $c under raftkv's environment is $off s off, expected +3600"
+skewed_clock "$run"
+[ "$off" -ge 3590 ] && [ "$off" -le 3610 ] || fail "date in faultline-$cnode under raftkv's environment is $off s off, expected +3600"
 echo "clock +1 h on $cnode: date in the container reads ${off} s ahead"
 set +e
 wait "$pid"
@@ -136,12 +157,7 @@ ok_ops=$(grep -c '"type":"ok"' "$run/history.jsonl" || true)
 parts=$(grep -c '"type":"info","f":"start-partition"' "$run/history.jsonl" || true)
 [ "$parts" -ge 1 ] || fail "no partition was applied"
 faults=$(grep -c '"type":"info","f":"start-' "$run/history.jsonl" || true)
-for kind in partition pause kill delay clock; do
-  [ "$(grep -c "\"type\":\"info\",\"f\":\"start-$kind\"" "$run/history.jsonl")" = \
-    "$(grep -c "\"type\":\"info\",\"f\":\"stop-$kind\"" "$run/history.jsonl")" ] ||
-    fail "$kind: not every start has its stop"
-  grep -q "\"type\":\"info\",\"f\":\"start-$kind\"" "$run/history.jsonl" || fail "no $kind fault was applied"
-done
+faults_paired raftkv "$run" partition pause kill delay clock
 # The delay ran in the containers: each delayed node's daemon held packets
 # (its log, fetched from the container when it stopped).
 for node in $(python3 -c "import json,sys
@@ -191,12 +207,7 @@ erun="$STORE/docker-etcd/latest"
 validate_results "$erun/results.json"
 etcd_ops=$(grep -c '"type":"ok"' "$erun/history.jsonl" || true)
 [ "$etcd_ops" -ge 50 ] || fail "etcd: only $etcd_ops ok operations"
-for kind in partition pause kill; do
-  starts=$(grep -c "\"type\":\"info\",\"f\":\"start-$kind\"" "$erun/history.jsonl" || true)
-  [ "$starts" -ge 1 ] || fail "etcd: no $kind fault was applied"
-  [ "$starts" = "$(grep -c "\"type\":\"info\",\"f\":\"stop-$kind\"" "$erun/history.jsonl")" ] ||
-    fail "etcd: $kind: not every start has its stop"
-done
+faults_paired etcd "$erun" partition pause kill
 grep -q '"kind":"process".*"container":"faultline-n' "$erun/ledger.jsonl" ||
   fail "etcd: no process entry for a container in the ledger"
 grep -q '"kind":"iptables".*"container":"faultline-n' "$erun/ledger.jsonl" ||
@@ -239,12 +250,7 @@ prun="$STORE/docker-process/latest"
 validate_results "$prun/results.json"
 process_ops=$(grep -c '"type":"ok"' "$prun/history.jsonl" || true)
 [ "$process_ops" -ge 50 ] || fail "process: only $process_ops ok operations"
-for kind in partition pause kill clock; do
-  starts=$(grep -c "\"type\":\"info\",\"f\":\"start-$kind\"" "$prun/history.jsonl" || true)
-  [ "$starts" -ge 1 ] || fail "process: no $kind fault was applied"
-  [ "$starts" = "$(grep -c "\"type\":\"info\",\"f\":\"stop-$kind\"" "$prun/history.jsonl")" ] ||
-    fail "process: $kind: not every start has its stop"
-done
+faults_paired process "$prun" partition pause kill clock
 # The leader partition found its leader through the status command.
 grep -q '"f":"start-partition","value":{"kind":"partition","shape":"leader".*"leader_known":true' \
   "$prun/history.jsonl" || fail "process: no leader partition with a leader known from the status command"
@@ -271,16 +277,7 @@ wait "$pid" 2>/dev/null || true
 pid=""
 # The clock fault moved the skewed server's clock: `date` in its container,
 # under that server's own libfaketime environment, reads +30 s.
-cnode=$("$PY" -c "import json,sys
-for l in open(sys.argv[1]):
-    e=json.loads(l)
-    if e.get('f')=='start-clock' and e.get('type')=='info': print(e['value']['nodes'][0]); break" "$pkrun/history.jsonl")
-rpid=$(docker exec "faultline-$cnode" ps -eo pid=,comm= | awk '$2 == "raftkv" {print $1; exit}')
-[ -n "$rpid" ] || fail "process: no raftkv in faultline-$cnode during the clock fault"
-envs=()
-while IFS= read -r kv; do envs+=(-e "$kv"); done < <(docker exec "faultline-$cnode" cat "/proc/$rpid/environ" |
-  tr '\0' '\n' | grep -E '^(LD_PRELOAD|FAKETIME[A-Z_]*)=')
-off=$(( $(docker exec "${envs[@]}" "faultline-$cnode" date +%s) - $(date +%s) ))
+skewed_clock "$pkrun"
 [ "$off" -ge 25 ] && [ "$off" -le 35 ] ||
   fail "process: date under the skewed server's environment in faultline-$cnode is $off s off, expected +30"
 echo "process: clock +30 s on $cnode: date under its server's environment reads $off s ahead"
