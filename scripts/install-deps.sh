@@ -34,6 +34,9 @@ packages=(
   # target: process examples: MariaDB with Galera and its Python exec client
   # (examples/galera), and Node.js for the JavaScript reference client
   mariadb-server galera-4 python3-pymysql nodejs
+  # disk faults: the lazy file system (faultline-lazyfs) is a FUSE daemon;
+  # bench/lazyfs_bench.sh measures it with fio
+  fuse3 libfuse3-dev fio
 )
 
 missing=()
