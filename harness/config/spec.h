@@ -101,7 +101,8 @@ struct RaftkvSpec {
   int snapshot_entries = 10000;  // [snapshot_entries] 10..100000000
   // [unsafe] One safety mechanism turned off, for checking the checkers:
   // none | vote-not-persisted | leader-read-no-quorum |
-  // follower-lease-no-margin | commit-old-terms | lock-token-per-term.
+  // follower-lease-no-margin | commit-old-terms | lock-token-per-term |
+  // log-not-synced (the WAL, snapshot and data directory are never fsynced).
   std::string unsafe = "none";
   std::string binary = "raftkv";  // [binary] path or name; the default is
                                   // looked up next to faultline, then PATH
@@ -121,6 +122,10 @@ struct RedisSpec {
   int min_replicas_to_write = 0;        // [min_replicas_to_write] 0..8, 0 = off
   int min_replicas_max_lag_s = 10;      // [min_replicas_max_lag_s] 1..3600
   bool appendonly = false;              // [appendonly]
+  // [appendfsync] always | everysec | no: redis.conf appendfsync; matters
+  // only with appendonly (everysec may lose ~1 s of acknowledged writes on
+  // power loss, no leaves it to the kernel).
+  std::string appendfsync = "everysec";
   std::string binary = "redis-server";  // [binary]
   std::string sentinel_binary = "redis-sentinel";  // [sentinel_binary]
   bool operator==(const RedisSpec&) const = default;
@@ -135,6 +140,10 @@ struct ZookeeperSpec {
   int sync_limit = 5;         // [sync_limit] syncLimit in ticks, 1..1000
   bool sync_reads = true;     // [sync_reads] register reads call sync first;
                               // false is known to allow stale reads
+  // [force_sync] false starts the servers with -Dzookeeper.forceSync=no: the
+  // transaction log is never fsynced, so a power loss can lose acknowledged
+  // writes.
+  bool force_sync = true;
   std::string java = "java";  // [java] path or name on PATH
   std::string classpath;      // [classpath] "" = the Debian jars
   // [jvm_args] Extra JVM arguments (e.g. -Dzookeeper.x=y), before the
