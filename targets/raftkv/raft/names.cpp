@@ -86,14 +86,17 @@ const char* ToString(Unsafe u) {
       return "commit-old-terms";
     case Unsafe::kLockTokenPerTerm:
       return "lock-token-per-term";
+    case Unsafe::kLogNotSynced:
+      return "log-not-synced";
   }
   return "?";
 }
 
 std::optional<Unsafe> ParseUnsafe(const std::string& s) {
-  for (Unsafe u : {Unsafe::kNone, Unsafe::kVoteNotPersisted,
-                   Unsafe::kLeaderReadNoQuorum, Unsafe::kFollowerLeaseNoMargin,
-                   Unsafe::kCommitOldTerms, Unsafe::kLockTokenPerTerm}) {
+  for (Unsafe u :
+       {Unsafe::kNone, Unsafe::kVoteNotPersisted, Unsafe::kLeaderReadNoQuorum,
+        Unsafe::kFollowerLeaseNoMargin, Unsafe::kCommitOldTerms,
+        Unsafe::kLockTokenPerTerm, Unsafe::kLogNotSynced}) {
     if (s == ToString(u)) return u;
   }
   return std::nullopt;

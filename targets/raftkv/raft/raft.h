@@ -93,6 +93,10 @@ enum class Unsafe : std::uint8_t {
   // "lock-token-per-term": not used by the core; the server's lock service
   // issues per-leader counters instead of Raft indexes as fencing tokens.
   kLockTokenPerTerm,
+  // "log-not-synced": not used by the core; the server's storage writes as
+  // usual but never fsyncs (storage/no_sync_env.h) -> a power loss can lose
+  // acknowledged entries and votes.
+  kLogNotSynced,
 };
 #pragma GCC diagnostic pop
 const char* ToString(Unsafe u);

@@ -153,8 +153,8 @@ const std::vector<FlagDef>& Flags() {
          auto u = raft::ParseUnsafe(v);
          if (!u)
            return "expected none, vote-not-persisted, leader-read-no-quorum, "
-                  "follower-lease-no-margin, commit-old-terms or "
-                  "lock-token-per-term" +
+                  "follower-lease-no-margin, commit-old-terms, "
+                  "lock-token-per-term or log-not-synced" +
                   Got(v);
          r->o.unsafe = *u;
          return "";

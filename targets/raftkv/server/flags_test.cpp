@@ -165,6 +165,10 @@ TEST_CASE("flags: bad values name the flag and what was expected") {
   }
   srv::FlagsResult u = srv::ParseFlags(With({"--unsafe", "yolo"}));
   CHECK(u.error.rfind("--unsafe: expected none, vote-not-persisted", 0) == 0);
+  srv::FlagsResult ns = srv::ParseFlags(With({"--unsafe", "log-not-synced"}));
+  REQUIRE(ns.ok);
+  CHECK(ns.options.unsafe == raft::Unsafe::kLogNotSynced);
+  CHECK(std::string(raft::ToString(ns.options.unsafe)) == "log-not-synced");
 }
 
 TEST_CASE("flags: bad --peers and --id") {

@@ -15,6 +15,7 @@
 #include "targets/raftkv/server/log.h"
 #include "targets/raftkv/server/server_impl.h"
 #include "targets/raftkv/storage/env.h"
+#include "targets/raftkv/storage/no_sync_env.h"
 
 namespace faultline::raftkv::server {
 namespace {
@@ -56,8 +57,12 @@ std::string Server::Impl::Start() {
     return "--data-dir " + opts.data_dir + ": cannot create: " + ec.message();
   storage::Recovered rec;
   std::string err;
-  disk = storage::DiskStorage::Open(opts.data_dir, storage::PosixEnv(), &rec,
-                                    &err);
+  storage::Env* env = storage::PosixEnv();
+  if (opts.unsafe == raft::Unsafe::kLogNotSynced) {
+    no_sync_env = std::make_unique<storage::NoSyncEnv>(env);
+    env = no_sync_env.get();
+  }
+  disk = storage::DiskStorage::Open(opts.data_dir, env, &rec, &err);
   if (!disk) return "--data-dir " + opts.data_dir + ": " + err;
 
   raft::Config cfg;

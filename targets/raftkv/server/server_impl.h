@@ -58,6 +58,9 @@ struct Server::Impl {
 
   Options opts;
   raft::Nanos tick_interval = 5'000'000;
+  // --unsafe log-not-synced: the Env `disk` writes through (declared first,
+  // so it outlives `disk`); null otherwise.
+  std::unique_ptr<storage::Env> no_sync_env;
   std::unique_ptr<storage::DiskStorage> disk;
   std::unique_ptr<raft::Node> node;
   kv::StateMachine sm;

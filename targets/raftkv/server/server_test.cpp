@@ -306,3 +306,25 @@ TEST_CASE("server: --unsafe lock-token-per-term restarts tokens at 1") {
   CHECK(run({"a", "b", "c"}) == std::vector<std::string>{":1", ":2", ":3"});
   CHECK(run({"d"}) == std::vector<std::string>{":1"});
 }
+
+TEST_CASE("server: --unsafe log-not-synced still writes; a restart recovers") {
+  TempDir dir;
+  auto run = [&](const std::vector<std::string>& cmd) {
+    Cluster c;
+    srv::Options o = SingleNode(dir.path + "/n1");
+    o.unsafe = raft::Unsafe::kLogNotSynced;
+    c.Add(o);
+    int port = c.at(0).ClientPort();
+    c.Run();
+    TestClient cl("127.0.0.1", port);
+    REQUIRE(Await([&] { return Field(Status(cl), "role") == "leader"; }));
+    CHECK(Field(Status(cl), "unsafe") == "log-not-synced");
+    std::string reply = cl.CallStr(cmd);
+    CHECK(c.Stop() == std::vector<int>{0});
+    return reply;
+  };
+  // Only the fsyncs are gone: without a power loss the page cache keeps
+  // every write, so the restarted node has the value.
+  CHECK(run({"SET", "k", "v1"}) == "+OK");
+  CHECK(run({"GET", "k"}) == "$v1");
+}
