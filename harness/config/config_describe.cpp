@@ -482,6 +482,8 @@ std::string DescribeSpec(const TestSpec& s) {
     o += "  sync_limit: " + std::to_string(z.sync_limit) + "\n";
     o += std::string("  sync_reads: ") + (z.sync_reads ? "true" : "false") +
          "\n";
+    o += std::string("  force_sync: ") + (z.force_sync ? "true" : "false") +
+         "\n";
     o += "  java: " + Quote(z.java) + "\n";
     o += "  classpath: " + Quote(z.classpath) + "\n";
     o += "  jvm_args: " + Flow(z.jvm_args, true) + "\n";
@@ -498,6 +500,7 @@ std::string DescribeSpec(const TestSpec& s) {
          std::to_string(r.min_replicas_max_lag_s) + "\n";
     o += std::string("  appendonly: ") + (r.appendonly ? "true" : "false") +
          "\n";
+    o += "  appendfsync: " + Quote(r.appendfsync) + "\n";
     o += "  binary: " + Quote(r.binary) + "\n";
     o += "  sentinel_binary: " + Quote(r.sentinel_binary) + "\n";
   } else {

@@ -127,7 +127,8 @@ std::vector<FieldDef> Parser::RaftkvFields() {
              {"leader-read-no-quorum", "", 1},
              {"follower-lease-no-margin", "", 1},
              {"commit-old-terms", "", 1},
-             {"lock-token-per-term", "", 1}};
+             {"lock-token-per-term", "", 1},
+             {"log-not-synced", "", 1}};
          Enum(x, kUnsafe, "unsafe switch", &r.unsafe);
        }},
       {"binary", [&](const Item& x) { Text(x, false, &r.binary); }},
@@ -181,6 +182,12 @@ std::vector<FieldDef> Parser::RedisFields() {
              "redis min-replicas-max-lag in seconds; Redis's default is 10");
        }},
       {"appendonly", [&](const Item& x) { Bool(x, &r.appendonly); }},
+      {"appendfsync",
+       [&](const Item& x) {
+         static const std::vector<KnownName> kPolicies = {
+             {"always", "", 1}, {"everysec", "", 1}, {"no", "", 1}};
+         Enum(x, kPolicies, "appendfsync policy", &r.appendfsync);
+       }},
       {"binary", [&](const Item& x) { Text(x, false, &r.binary); }},
       {"sentinel_binary",
        [&](const Item& x) { Text(x, false, &r.sentinel_binary); }},
@@ -208,6 +215,7 @@ std::vector<FieldDef> Parser::ZookeeperFields() {
              "is dropped");
        }},
       {"sync_reads", [&](const Item& x) { Bool(x, &z.sync_reads); }},
+      {"force_sync", [&](const Item& x) { Bool(x, &z.force_sync); }},
       {"java", [&](const Item& x) { Text(x, false, &z.java); }},
       {"classpath", [&](const Item& x) { Text(x, true, &z.classpath); }},
       {"jvm_args", [&](const Item& x) { TextList(x, &z.jvm_args); }},

@@ -238,3 +238,46 @@ TEST_CASE("redis target keys: defaults, ranges, foreign keys, round trip",
       "  min_replicas_to_write: 3\n",
       {.message_has = {"min_replicas_to_write"}});
 }
+
+TEST_CASE(
+    "durability keys: raftkv log-not-synced, redis appendfsync, "
+    "zookeeper force_sync",
+    "[config][raftkv][redis][zookeeper]") {
+  // Defaults keep every fsync.
+  LoadResult d = MustLoad("name: x\ntarget: {name: redis}\n");
+  CHECK(d.spec->target.redis.appendfsync == "everysec");
+  LoadResult dz = MustLoad("name: x\ntarget: {name: zookeeper}\n");
+  CHECK(dz.spec->target.zookeeper.force_sync);
+
+  LoadResult rk =
+      MustLoad("name: x\ntarget: {name: raftkv, unsafe: log-not-synced}\n");
+  CHECK(rk.spec->target.raftkv.unsafe == "log-not-synced");
+  CheckRoundTrip(*rk.spec);
+
+  for (const char* policy : {"always", "everysec", "no"}) {
+    LoadResult r = MustLoad(
+        std::string("name: x\ntarget:\n  name: redis\n  appendonly: true\n"
+                    "  appendfsync: ") +
+        policy + "\n");
+    CHECK(r.spec->target.redis.appendfsync == policy);
+    CHECK(Contains(DescribeSpec(*r.spec),
+                   std::string("appendfsync: \"") + policy + "\""));
+    CheckRoundTrip(*r.spec);
+  }
+  ExpectError("name: x\ntarget:\n  name: redis\n  appendfsync: every-sec\n",
+              {.line = 4,
+               .message_has = {"unknown appendfsync policy"},
+               .hint_has = {"everysec"}});
+  ExpectError("name: x\ntarget:\n  name: raftkv\n  appendfsync: no\n",
+              {.message_has = {"redis"}});
+
+  LoadResult z =
+      MustLoad("name: x\ntarget:\n  name: zookeeper\n  force_sync: false\n");
+  CHECK_FALSE(z.spec->target.zookeeper.force_sync);
+  CHECK(Contains(DescribeSpec(*z.spec), "force_sync: false"));
+  CheckRoundTrip(*z.spec);
+  ExpectError("name: x\ntarget:\n  name: zookeeper\n  force_sync: maybe\n",
+              {.line = 4});
+  ExpectError("name: x\ntarget:\n  name: redis\n  force_sync: false\n",
+              {.message_has = {"zookeeper"}});
+}
