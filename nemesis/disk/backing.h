@@ -162,9 +162,11 @@ class PosixBacking : public Backing {
   IoResult<std::uint64_t> Size(FileId file) override;
   IoStatus Fsync(FileId file) override;
 
- private:
+  // The descriptor adopted for `file` (EBADF if none), for calls the
+  // interface lacks (fstat, fchmod, ...); valid until Close(file).
   IoResult<int> Fd(FileId file) const;
 
+ private:
   mutable std::mutex mu_;
   std::map<FileId, int> fds_;
 };

@@ -14,7 +14,7 @@ using harness::Result;
 
 constexpr const char* kUsage =
     "expected one of: drop, torn SEED, flip SEED N, fsync-error N, "
-    "disk-full on|off, latency MS, sync, status";
+    "disk-full on|off, latency MS, sync, heal, status";
 
 std::vector<std::string_view> Words(std::string_view line) {
   std::vector<std::string_view> words;
@@ -116,6 +116,8 @@ const char* ControlOpName(ControlOp op) {
       return "sync";
     case ControlOp::kStatus:
       return "status";
+    case ControlOp::kHeal:
+      return "heal";
   }
   return "?";
 }
@@ -129,9 +131,10 @@ Result<ControlCommand> ParseControlLine(std::string_view line) {
   auto wrong = [&](const std::string& form) {
     return Fail(std::string(name) + ": expected " + form);
   };
-  if (name == "drop" || name == "sync" || name == "status") {
+  if (name == "drop" || name == "sync" || name == "status" || name == "heal") {
     c.op = name == "drop"   ? ControlOp::kDrop
            : name == "sync" ? ControlOp::kSync
+           : name == "heal" ? ControlOp::kHeal
                             : ControlOp::kStatus;
     if (args != 0) {
       return Fail(std::string(name) + " takes no argument, got " +
@@ -229,6 +232,28 @@ std::string FormatErrorAnswer(std::string_view message) {
   return Answer(false).Str("error", message).Done();
 }
 
+std::string WithNumber(std::string answer, std::string_view key,
+                       std::uint64_t value) {
+  if (answer.empty() || answer.back() != '}') return answer;
+  answer.pop_back();
+  answer += ',';
+  AppendString(answer, key);
+  answer += ':' + std::to_string(value) + '}';
+  return answer;
+}
+
+std::string WithString(std::string answer, std::string_view key,
+                       std::string_view value) {
+  if (answer.empty() || answer.back() != '}') return answer;
+  answer.pop_back();
+  answer += ',';
+  AppendString(answer, key);
+  answer += ':';
+  AppendString(answer, value);
+  answer += '}';
+  return answer;
+}
+
 std::string RunControl(WriteCache& cache, const ControlCommand& c) {
   const char* op = ControlOpName(c.op);
   switch (c.op) {
@@ -259,6 +284,16 @@ std::string RunControl(WriteCache& cache, const ControlCommand& c) {
     }
     case ControlOp::kStatus:
       return FormatStatusAnswer(cache.Status());
+    case ControlOp::kHeal:
+      cache.FailNextSyncs(0);
+      cache.SetDiskFull(false);
+      cache.SetLatency(std::chrono::milliseconds(0));
+      return Answer(true)
+          .Str("op", op)
+          .Num("sync_errors_pending", 0)
+          .Bool("disk_full", false)
+          .Num("latency_ms", 0)
+          .Done();
   }
   return FormatErrorAnswer("unknown command");
 }

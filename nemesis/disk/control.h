@@ -12,6 +12,7 @@
 //   disk-full on|off   growing writes fail with ENOSPC
 //   latency MS         delay per operation, 0..kMaxLatencyMs
 //   sync               write everything back and fsync (SyncAll)
+//   heal               fsync-error 0, disk-full off and latency 0 at once
 //   status             settings and counters
 // Answers, without the trailing newline, e.g.
 //   {"ok":true,"op":"drop","files":1,"dropped_writes":3,"dropped_bytes":4096,...}
@@ -45,6 +46,7 @@ enum class ControlOp {
   kLatency,
   kSync,
   kStatus,
+  kHeal,
 };
 
 struct ControlCommand {
@@ -66,6 +68,12 @@ harness::Result<ControlCommand> ParseControlLine(std::string_view line);
 std::string FormatCrashAnswer(const CrashReport& report);
 std::string FormatStatusAnswer(const CacheStatus& status);
 std::string FormatErrorAnswer(std::string_view message);
+// `answer` (an object line from above) with `"key":value` added at its end;
+// the daemon adds the namespace journal's counts this way.
+std::string WithNumber(std::string answer, std::string_view key,
+                       std::uint64_t value);
+std::string WithString(std::string answer, std::string_view key,
+                       std::string_view value);
 
 // Applies `command` to `cache` and returns the answer line.
 std::string RunControl(WriteCache& cache, const ControlCommand& command);

@@ -60,13 +60,15 @@ TEST_CASE("control lines parse into commands", "[disk][control]") {
 
   CHECK(ParseControlLine("status")->op == ControlOp::kStatus);
   CHECK(ParseControlLine("sync")->op == ControlOp::kSync);
+  CHECK(ParseControlLine("heal")->op == ControlOp::kHeal);
+  CHECK_FALSE(ParseControlLine("heal now").ok());
 }
 
 TEST_CASE("bad control lines say what was expected", "[disk][control]") {
   CHECK(ErrorOf("") ==
         "empty command; expected one of: drop, torn SEED, "
         "flip SEED N, fsync-error N, disk-full on|off, "
-        "latency MS, sync, status");
+        "latency MS, sync, heal, status");
   CHECK(ErrorOf("  \n").rfind("empty command", 0) == 0);
   CHECK(ErrorOf("crash").rfind("unknown command 'crash'; expected", 0) == 0);
   CHECK(ErrorOf("DROP").rfind("unknown command 'DROP'", 0) == 0);
@@ -158,5 +160,23 @@ TEST_CASE("control commands act on the write cache", "[disk][control]") {
   CHECK(RunControlLine(cache, "bogus 1") ==
         "{\"ok\":false,\"error\":\"unknown command 'bogus'; expected one of: "
         "drop, torn SEED, flip SEED N, fsync-error N, disk-full on|off, "
-        "latency MS, sync, status\"}");
+        "latency MS, sync, heal, status\"}");
+}
+
+TEST_CASE("heal clears the three settings at once", "[disk][control]") {
+  MemoryBacking backing;
+  WriteCache cache(backing);
+  RunControlLine(cache, "fsync-error 3");
+  RunControlLine(cache, "disk-full on");
+  RunControlLine(cache, "latency 40");
+  CHECK(RunControlLine(cache, "heal") ==
+        "{\"ok\":true,\"op\":\"heal\",\"sync_errors_pending\":0,"
+        "\"disk_full\":false,\"latency_ms\":0}");
+  auto s = cache.Status();
+  CHECK(s.sync_errors_pending == 0);
+  CHECK_FALSE(s.disk_full);
+  CHECK(s.latency_ms == 0);
+  CHECK(
+      faultline::nemesis::disk::WithNumber("{\"ok\":true}", "undone_ops", 3) ==
+      "{\"ok\":true,\"undone_ops\":3}");
 }

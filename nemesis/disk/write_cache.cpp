@@ -95,6 +95,18 @@ void WriteCache::Forget(FileId file) {
   if (it != files_.end() && it->second.ops.empty()) files_.erase(it);
 }
 
+void WriteCache::Discard(FileId file) {
+  std::lock_guard lock(mu_);
+  auto it = files_.find(file);
+  if (it == files_.end()) return;
+  for (const Op& op : it->second.ops) {
+    held_bytes_ -= op.data.size();
+    --held_writes_;
+  }
+  files_.erase(it);
+  writeback_errors_.erase(file);
+}
+
 void WriteCache::Evict() {
   while ((held_bytes_ > options_.max_held_bytes ||
           held_writes_ > options_.max_held_writes) &&

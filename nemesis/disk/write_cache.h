@@ -1,7 +1,7 @@
 // WriteCache: the pure core of the lazy file system (durability faults). It
 // keeps, per file, every write the program made that is not durable yet, in the
 // order made, and decides what reaches the Backing (backing.h) and when.
-// The FUSE daemon (not written yet) will call it for write, read, getattr,
+// The FUSE daemon (lazy_fs.h) calls it for write, read, getattr,
 // truncate, fsync and fdatasync, and the control file (control.h) for the
 // faults.
 //
@@ -148,6 +148,10 @@ class WriteCache {
   // Stored and reported only; the daemon sleeps this long per operation.
   void SetLatency(std::chrono::milliseconds latency);
   std::chrono::milliseconds Latency() const;
+
+  // Drops the held writes of `file` without counting them as lost: for a
+  // file whose last name is gone and that no one has open any more.
+  void Discard(FileId file);
 
   // Held writes (truncates included) of `file`.
   std::size_t HeldWrites(FileId file) const;

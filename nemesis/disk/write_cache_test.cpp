@@ -477,3 +477,21 @@ TEST_CASE("every method may be called from several threads", "[disk]") {
     CHECK(disk.Durable(file)[199] == static_cast<char>('a' + 199 % 26));
   }
 }
+
+TEST_CASE("Discard drops a file's held writes without counting them lost",
+          "[disk]") {
+  MemoryBacking backing;
+  backing.Put(1, "base");
+  WriteCache cache(backing);
+  REQUIRE(cache.Write(1, 0, "held").ok());
+  REQUIRE(cache.Write(2, 0, "other").ok());
+  cache.Discard(1);
+  cache.Discard(7);  // unknown: nothing happens
+  CHECK(cache.HeldWrites(1) == 0);
+  CHECK(*cache.Read(1, 0, 10) == "base");
+  auto s = cache.Status();
+  CHECK(s.files == 1);
+  CHECK(s.held_writes == 1);
+  CHECK(s.held_bytes == 5);
+  CHECK(s.lost_writes == 0);
+}
