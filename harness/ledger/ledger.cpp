@@ -21,6 +21,7 @@
 #include "harness/clock/clock.h"
 #include "harness/cluster/netns.h"
 #include "harness/cluster/remote_factory.h"
+#include "harness/ledger/ledger_mount.h"
 #include "harness/ledger/ledger_names.h"
 #include "harness/ledger/ledger_remote.h"
 #include "harness/process/find_program.h"
@@ -189,8 +190,8 @@ Status DeleteLink(const std::string& name, std::vector<std::string>* log) {
 int Rank(const std::string& kind) {
   static const std::map<std::string, int> kRanks = {
       {"stop", 0},     {"iptables", 1}, {"process", 2}, {"faketime", 3},
-      {"sysclock", 3}, {"veth", 4},     {"netns", 5},   {"hostrule", 6},
-      {"bridge", 7},   {"dir", 8}};
+      {"sysclock", 3}, {"mount", 3},    {"disk", 3},    {"veth", 4},
+      {"netns", 5},    {"hostrule", 6}, {"bridge", 7},  {"dir", 8}};
   auto it = kRanks.find(kind);
   return it == kRanks.end() ? 9 : it->second;
 }
@@ -454,6 +455,27 @@ Status UndoLocalEntry(const LedgerEntry& e, std::vector<std::string>* log) {
       Log(log, "rm -r " + e.name);
     }
     return RemoveStaleFaketimeShm(log);
+  }
+  if (e.kind == "disk") {
+    Log(log, "disk fault " + e.name + who +
+                 ": ends with its file system (the mount entry)");
+    return Ok();
+  }
+  if (e.kind == "mount") {
+    // Only a faultline-lazyfs mount at exactly that path (ledger_mount.h).
+    std::ifstream in("/proc/self/mounts");
+    std::string mounts((std::istreambuf_iterator<char>(in)),
+                       std::istreambuf_iterator<char>());
+    return UnmountLazyfs(
+        [](const std::vector<std::string>& argv) {
+          std::vector<std::string> args(argv.begin() + 1, argv.end());
+          auto r = RunTool(argv.front(), args);
+          if (r.ok()) return *r;
+          CommandResult failed;
+          failed.error = r.error();
+          return failed;
+        },
+        mounts, e.name, who, log);
   }
   if (e.kind == "healed" || e.kind == "closed") return Ok();
   Log(log, "unknown ledger entry kind '" + e.kind + "' (seq " +

@@ -22,6 +22,17 @@
 //   faketime {name}              remove the clock fault's directory <name>
 //                                (only a "faultline-*/faketime" one) and
 //                                libfaketime's /dev/shm files of dead pids
+//   mount    {name}              the lazy file system (disk faults) at <name>
+//                                is unmounted (umount -l), only when
+//                                /proc/self/mounts lists it there with type
+//                                fuse.faultline-lazyfs (ledger_mount.h); after
+//                                process entries (its daemon is one), before
+//                                dir entries
+//   disk     {name,node}         a disk fault <name> (power-loss, fsync-error,
+//                                ...) was applied to the node's lazy file
+//                                system; nothing of its own to undo: it ends
+//                                when the daemon is killed and the mount
+//                                entry unmounted (only logged)
 //   dir      {name}              remove the directory tree <name>; only done
 //                                when its last component starts with
 //                                "faultline-" (a run's scratch directory)
@@ -43,6 +54,7 @@
 //                 still match before SIGKILL / SIGCONT is sent there
 //   iptables      the same removal of chain <name>, run on the node
 //   dir/faketime  `rm -rf` of the node path, same name rules as above
+//   mount         the same unmount, with the node's /proc/self/mounts
 //   sysclock {name}  the node's real clock was moved
 //   (nemesis/clock/sysclock.h):
 //                 `<dir of name>/faultline-clock reset --state <name>` puts

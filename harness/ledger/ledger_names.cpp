@@ -59,6 +59,14 @@ std::string PathReason(const LedgerEntry& e) {
       return "'" + e.name + "' is not a faultline-* scratch directory";
     return "";
   }
+  if (e.kind == "mount") {
+    bool in_scratch = false;
+    for (const auto& p : parts) in_scratch = in_scratch || ours(p);
+    if (e.name.empty() || e.name.front() != '/' || !in_scratch)
+      return "'" + e.name +
+             "' is not a mount point inside a faultline-* directory";
+    return "";
+  }
   const char* leaf = e.kind == "faketime" ? "faketime" : "sysclock.state";
   if (n < 2 || parts[n - 1] != leaf || !ours(parts[n - 2]))
     return "'" + e.name + "' is not a faultline-*/" + leaf +
@@ -133,7 +141,8 @@ std::string RefusalReason(const LedgerEntry& e) {
              "' is not one faultline creates (fl-<id>-n<i>)";
     return "";
   }
-  if (e.kind == "dir" || e.kind == "faketime" || e.kind == "sysclock")
+  if (e.kind == "dir" || e.kind == "faketime" || e.kind == "sysclock" ||
+      e.kind == "mount")
     return PathReason(e);
   return "";
 }

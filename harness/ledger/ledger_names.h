@@ -16,6 +16,9 @@
 //   dir        a path whose last component starts with "faultline-"
 //   faketime   .../faultline-*/faketime
 //   sysclock   .../faultline-*/sysclock.state
+//   mount      an absolute path with a component that starts with
+//              "faultline-" (a data directory inside a run's scratch or node
+//              directory)
 // Paths must not contain a ".." component.
 //
 // Thread-safety: every function may be called from any thread; only

@@ -160,3 +160,13 @@ TEST_CASE("TagHealCommands removes one tag and leaves every other rule",
                  {"-F", "faultline-fig8"},
                  {"-X", "faultline-fig8"}});
 }
+
+TEST_CASE("mount entries: only paths inside faultline-* directories",
+          "[ledger-names]") {
+  CHECK(RefusalReason(Entry("mount", "/dev/shm/faultline-r1/n1/data")) == "");
+  CHECK(RefusalReason(Entry("mount", "/tmp/faultline-r1/n2/data/")) == "");
+  CHECK(RefusalReason(Entry("mount", "/var/lib/etcd")) != "");
+  CHECK(RefusalReason(Entry("mount", "relative/faultline-x/data")) != "");
+  CHECK(RefusalReason(Entry("mount", "/tmp/faultline-x/../../var")) != "");
+  CHECK(RefusalReason(Entry("mount", "")) != "");
+}

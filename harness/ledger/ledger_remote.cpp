@@ -7,6 +7,7 @@
 
 #include "harness/clock/clock.h"
 #include "harness/cluster/remote_factory.h"
+#include "harness/ledger/ledger_mount.h"
 #include "harness/ledger/ledger_names.h"
 #include "harness/process/process.h"
 
@@ -159,6 +160,25 @@ Status UndoRemoteLedgerEntry(const LedgerEntry& e, RemoteCache& remotes,
     while (!out.empty() && out.back() == '\n') out.pop_back();
     Log(log, "clock reset on " + Where(e) + " (" + out + ")");
     return Ok();
+  }
+  if (e.kind == "disk") {
+    Log(log, "disk fault " + e.name + " on " + Where(e) +
+                 ": ends with its file system (the mount entry)");
+    return Ok();
+  }
+  if (e.kind == "mount") {
+    // Only a faultline-lazyfs mount at exactly that path (ledger_mount.h).
+    CommandOptions options;
+    options.timeout = std::chrono::milliseconds(15000);
+    auto mounts = remote.Run({"cat", "/proc/self/mounts"}, options);
+    if (!mounts.ok())
+      return Fail("cannot read the mounts of " + Where(e) + ": " +
+                  DescribeResult(mounts));
+    return UnmountLazyfs(
+        [&](const std::vector<std::string>& argv) {
+          return remote.Run(argv, options);
+        },
+        mounts.out, e.name, " on " + Where(e), log);
   }
   Log(log, "ledger entry kind '" + e.kind + "' (seq " + std::to_string(e.seq) +
                ") has no undo on " + Where(e) + "; skipped");
