@@ -6,6 +6,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -69,6 +70,25 @@ class ClientHealth {
  public:
   virtual ~ClientHealth() = default;
   virtual std::string Fatal() = 0;
+};
+
+// Optional ability of a Target whose durable data can be put on the lazy
+// file system of the disk faults (nemesis/disk/): everything the system must
+// keep across a power loss lives in one directory per node, which the
+// campaign mounts the file system over after Setup and before the first
+// Start, and unmounts in Teardown through the hook, after every process
+// stopped and before the target removes its files.
+// Thread-safety: DataDir may be called from any thread; SetBeforeClean
+// before Setup.
+class DurableData {
+ public:
+  virtual ~DurableData() = default;
+  // The node's data directory (absolute, on the node); Setup creates it.
+  virtual std::string DataDir(const Node& node) const = 0;
+  // `hook` runs once in Teardown, after the processes were stopped (or
+  // could not be) and before the node directories are cleaned; its error
+  // joins Teardown's.
+  virtual void SetBeforeClean(std::function<Status()> hook) = 0;
 };
 
 }  // namespace faultline::harness

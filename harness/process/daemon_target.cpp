@@ -98,6 +98,10 @@ Status DaemonTarget::StopAndCollect(
       problems += " " + after.error() + ";";
     }
   }
+  if (before_clean_) {
+    if (auto hook = before_clean_(); !hook)
+      problems += " " + hook.error() + ";";
+  }
   problems += daemons_.CollectAndClean(
       log_dir, [this](const Node& n) { return NodeDir(n); }, logs, remove);
   if (!problems.empty()) return Fail(owner_ + " teardown:" + problems);

@@ -25,6 +25,9 @@
 //                     Daemons::CollectAndClean in the NodeDirs;
 //                     "<owner> teardown: <what>;" naming every problem, or Ok.
 //
+// DurableData (harness/interfaces/target.h): the data directory is
+// <NodeDir>/data; the before-clean hook runs in StopAndCollect.
+//
 // Errors name the owner, which is also the Daemons owner. version, Setup,
 // Start, AwaitHealthy, Inspect, Teardown and OpenClient stay with the
 // subclass.
@@ -52,8 +55,16 @@ namespace faultline::harness {
 
 class Ledger;
 
-class DaemonTarget : public Target {
+class DaemonTarget : public Target, public DurableData {
  public:
+  // DurableData: <NodeDir>/data on every daemon target; the hook runs in
+  // StopAndCollect after StopAll (and `after_stop`), before CollectAndClean.
+  std::string DataDir(const Node& node) const override {
+    return NodeDir(node) + "/data";
+  }
+  void SetBeforeClean(std::function<Status()> hook) override {
+    before_clean_ = std::move(hook);
+  }
   std::string name() const override { return owner_; }
   Status Kill(const Node& node) override;
   Status Pause(const Node& node) override;
@@ -114,6 +125,7 @@ class DaemonTarget : public Target {
  private:
   const std::string owner_;
   const std::string primary_;
+  std::function<Status()> before_clean_;
   const std::string work_dir_;
 };
 
