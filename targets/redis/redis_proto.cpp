@@ -7,7 +7,7 @@ namespace faultline::targets::redis {
 int SentinelQuorum(int nodes) { return nodes <= 1 ? 1 : nodes / 2 + 1; }
 
 std::string RenderRedisConf(const harness::RedisSpec& spec,
-                            const std::string& ip, const std::string& dir,
+                            const std::string& ip, const std::string& data_dir,
                             const std::string& primary_ip) {
   std::string c;
   c += "# written by faultline for one run; Sentinel may rewrite it\n";
@@ -18,10 +18,12 @@ std::string RenderRedisConf(const harness::RedisSpec& spec,
   c += "protected-mode no\n";
   c += "daemonize no\n";
   c += "logfile \"\"\n";
-  c += "dir " + dir + "\n";
+  c += "dir " + data_dir + "\n";
   c += "save \"\"\n";
   c += std::string("appendonly ") + (spec.appendonly ? "yes" : "no") + "\n";
-  c += "appendfsync everysec\n";
+  // Matters only with appendonly: when the AOF is fsynced (always: before
+  // each reply; everysec: by a background thread each second; no: never).
+  c += "appendfsync " + spec.appendfsync + "\n";
   // Full syncs start at once instead of waiting 5 s for more replicas.
   c += "repl-diskless-sync yes\n";
   c += "repl-diskless-sync-delay 0\n";

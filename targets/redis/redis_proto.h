@@ -21,16 +21,21 @@ using raftkv::HostPort;
 
 constexpr int kRedisPort = 6379;
 constexpr int kSentinelPort = 26379;
+// redis-server's `dir` (dump.rdb, appendonlydir/), relative to the node's
+// directory; everything Redis must keep across a crash lives in it.
+constexpr const char* kDataSubdir = "data";
 // The name every Sentinel monitors the primary under.
 constexpr const char* kMasterName = "faultline";
 
 // Sentinel quorum for `nodes` sentinels: a majority (1 for a single node).
 int SentinelQuorum(int nodes);
 
-// redis.conf for a node listening on `ip`, files in `dir`. `primary_ip`
-// empty: the node starts as primary; else `replicaof primary_ip 6379`.
+// redis.conf for a node listening on `ip`, its data (`dir`: dump.rdb,
+// appendonlydir/) in `data_dir`, `appendonly` and `appendfsync` from `spec`.
+// `primary_ip` empty: the node starts as primary; else
+// `replicaof primary_ip 6379`.
 std::string RenderRedisConf(const harness::RedisSpec& spec,
-                            const std::string& ip, const std::string& dir,
+                            const std::string& ip, const std::string& data_dir,
                             const std::string& primary_ip);
 // sentinel.conf (Sentinel rewrites it, so it must be a writable file).
 std::string RenderSentinelConf(const harness::RedisSpec& spec,

@@ -57,6 +57,25 @@ TEST_CASE("redis.conf: primary, replica, min-replicas, appendonly", "[redis]") {
   CHECK(Has(replica, "appendonly yes"));
 }
 
+TEST_CASE("redis.conf: appendfsync policy and data directory", "[redis]") {
+  RedisSpec spec;
+  std::string d = redis::RenderRedisConf(spec, "10.77.44.1", "/w/n1/data", "");
+  CHECK(Has(d, "appendfsync everysec"));  // the default, as before
+  CHECK(Has(d, "dir /w/n1/data"));
+  CHECK(std::string(redis::kDataSubdir) == "data");
+  spec.appendonly = true;
+  for (const char* policy : {"always", "everysec", "no"}) {
+    spec.appendfsync = policy;
+    std::string c =
+        redis::RenderRedisConf(spec, "10.77.44.1", "/w/n1/data", "");
+    INFO(c);
+    CHECK(Has(c, "appendonly yes"));
+    CHECK(Has(c, std::string("appendfsync ") + policy));
+    // One appendfsync line only: the policy is not overridden later.
+    CHECK(c.find("appendfsync") == c.rfind("appendfsync"));
+  }
+}
+
 TEST_CASE("sentinel.conf and quorum", "[redis]") {
   CHECK(redis::SentinelQuorum(1) == 1);
   CHECK(redis::SentinelQuorum(3) == 2);

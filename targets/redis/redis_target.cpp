@@ -115,7 +115,8 @@ harness::Status RedisTarget::Setup(harness::Cluster& cluster) {
   for (const Node& node : nodes) {
     const std::string dir = NodeDir(node);
     auto rm = node.remote->Run({"rm", "-rf", dir});
-    auto mk = node.remote->Run({"mkdir", "-p", dir});
+    const std::string data = dir + "/" + kDataSubdir;
+    auto mk = node.remote->Run({"mkdir", "-p", data});
     if (!rm.ok() || !mk.ok()) {
       return Fail("redis: cannot prepare " + dir + " on " + node.name + ": " +
                   rm.err + mk.err + rm.error + mk.error);
@@ -123,7 +124,7 @@ harness::Status RedisTarget::Setup(harness::Cluster& cluster) {
     const bool is_primary = node.ip == primary;
     auto conf = WriteFile(
         node, dir + "/redis.conf",
-        RenderRedisConf(spec_, node.ip, dir, is_primary ? "" : primary));
+        RenderRedisConf(spec_, node.ip, data, is_primary ? "" : primary));
     if (!conf) return conf;
     auto sconf =
         WriteFile(node, dir + "/sentinel.conf",
@@ -244,7 +245,7 @@ harness::Status RedisTarget::Teardown(const std::string& log_dir) {
   return StopAndCollect(kTermGrace, [this] { return TeardownClock(); }, log_dir,
                         {{kRedis, {"redis.log", "redis.conf"}},
                          {kSentinel, {"sentinel.log", "sentinel.conf"}}},
-                        {"dump.rdb", "appendonlydir"});
+                        {kDataSubdir});
 }
 
 Result<std::unique_ptr<harness::Client>> RedisTarget::OpenClient(

@@ -7,7 +7,9 @@
 // Files, per node, on the node (through its Remote), written fresh by Setup:
 //   <work_dir>/<node>/redis.conf, sentinel.conf   (both rewritten by Redis)
 //   <work_dir>/<node>/redis.log, sentinel.log     (the daemons' stdout)
-//   <work_dir>/<node>/dump.rdb, appendonlydir     (data; appendonly only)
+//   <work_dir>/<node>/data/                       (redis-server's `dir`:
+//                                                  dump.rdb, appendonlydir/;
+//                                                  the only durable state)
 //
 // Faults: Kill, Pause and Resume hit the data process (redis-server) only;
 // the sentinels keep running, as in Jepsen's Redis tests. Start starts
