@@ -43,22 +43,28 @@ std::string RenderZooCfg(const ZooCfg& cfg) {
 std::vector<std::string> JavaCommand(const std::string& java,
                                      const std::string& classpath,
                                      const std::string& cfg_path,
-                                     const std::string& log_dir) {
+                                     const std::string& log_dir,
+                                     bool force_sync) {
   // A small heap and the C1 compiler only: faster start, less CPU on a
   // machine shared with the rest of the run.
-  return {java,
-          "-Xmx256m",
-          "-Xms32m",
-          "-XX:+UseSerialGC",
-          "-XX:TieredStopAtLevel=1",
-          "-Djava.net.preferIPv4Stack=true",
-          "-Dzookeeper.log.dir=" + log_dir,
-          "-Dorg.slf4j.simpleLogger.showDateTime=true",
-          "-Dorg.slf4j.simpleLogger.dateTimeFormat=yyyy-MM-dd'T'HH:mm:ss.SSS",
-          "-cp",
-          classpath,
-          "org.apache.zookeeper.server.quorum.QuorumPeerMain",
-          cfg_path};
+  std::vector<std::string> argv = {
+      java,
+      "-Xmx256m",
+      "-Xms32m",
+      "-XX:+UseSerialGC",
+      "-XX:TieredStopAtLevel=1",
+      "-Djava.net.preferIPv4Stack=true",
+      "-Dzookeeper.log.dir=" + log_dir,
+      "-Dorg.slf4j.simpleLogger.showDateTime=true",
+      "-Dorg.slf4j.simpleLogger.dateTimeFormat=yyyy-MM-dd'T'HH:mm:ss.SSS",
+      "-cp",
+      classpath,
+      "org.apache.zookeeper.server.quorum.QuorumPeerMain",
+      cfg_path};
+  if (!force_sync) {
+    argv.insert(argv.end() - 4, "-Dzookeeper.forceSync=no");
+  }
+  return argv;
 }
 
 std::optional<SrvrInfo> ParseSrvr(const std::string& text) {

@@ -33,17 +33,23 @@ struct ZooCfg {
   std::vector<std::string> server_ips;
 };
 
-// The text of zoo.cfg: tickTime, initLimit, syncLimit, dataDir, clientPort
+// The text of zoo.cfg: tickTime, initLimit, syncLimit, dataDir (also the
+// transaction log's: no dataLogDir, so myid, version-2/log.* and
+// version-2/snapshot.* and the epoch files all live under it), clientPort
 // 2181 bound to client_ip, 4lw whitelist srvr,mntr, the AdminServer off, no
 // snapshot purging, and one server.N line per member (none for 1 node:
 // standalone).
 std::string RenderZooCfg(const ZooCfg& cfg);
 
 // java [-Xmx256m ...] -cp <classpath> ... QuorumPeerMain <zoo.cfg>.
+// `force_sync` false adds -Dzookeeper.forceSync=no (a system property that
+// FileTxnLog reads; not a zoo.cfg key): the transaction log is then written
+// but never fsynced, so a power loss can lose acknowledged writes.
 std::vector<std::string> JavaCommand(const std::string& java,
                                      const std::string& classpath,
                                      const std::string& cfg_path,
-                                     const std::string& log_dir);
+                                     const std::string& log_dir,
+                                     bool force_sync);
 
 // What `srvr` says about a server.
 struct SrvrInfo {

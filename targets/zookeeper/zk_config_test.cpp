@@ -75,8 +75,8 @@ TEST_CASE("a one-node zoo.cfg has no server lines (standalone)",
 
 TEST_CASE("the java command runs QuorumPeerMain on the node's zoo.cfg",
           "[zookeeper]") {
-  auto argv =
-      JavaCommand("/usr/bin/java", "a.jar:b.jar", "/w/n1/zoo.cfg", "/w/n1");
+  auto argv = JavaCommand("/usr/bin/java", "a.jar:b.jar", "/w/n1/zoo.cfg",
+                          "/w/n1", true);
   REQUIRE(argv.size() >= 4);
   CHECK(argv.front() == "/usr/bin/java");
   CHECK(argv.back() == "/w/n1/zoo.cfg");
@@ -85,6 +85,21 @@ TEST_CASE("the java command runs QuorumPeerMain on the node's zoo.cfg",
   auto cp = std::find(argv.begin(), argv.end(), "-cp");
   REQUIRE(cp != argv.end());
   CHECK(*(cp + 1) == "a.jar:b.jar");
+}
+
+TEST_CASE("force_sync false turns the transaction log's fsync off",
+          "[zookeeper]") {
+  const char* kOff = "-Dzookeeper.forceSync=no";
+  auto safe = JavaCommand("java", "a.jar", "/w/n1/zoo.cfg", "/w/n1", true);
+  for (const auto& a : safe) CHECK(a.find("forceSync") == std::string::npos);
+  auto off = JavaCommand("java", "a.jar", "/w/n1/zoo.cfg", "/w/n1", false);
+  CHECK(off.size() == safe.size() + 1);
+  auto it = std::find(off.begin(), off.end(), kOff);
+  REQUIRE(it != off.end());
+  // A JVM option: before -cp and the main class, so java reads it.
+  CHECK(it < std::find(off.begin(), off.end(), "-cp"));
+  CHECK(off[off.size() - 2] ==
+        "org.apache.zookeeper.server.quorum.QuorumPeerMain");
 }
 
 TEST_CASE("srvr of a leader gives mode and epoch", "[zookeeper]") {

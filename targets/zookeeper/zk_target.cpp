@@ -115,7 +115,7 @@ std::vector<std::string> ZookeeperTarget::CommandLine(const Node& node) const {
   const std::string dir = NodeDir(node);
   std::vector<std::string> argv = JavaCommand(
       java_, spec_.classpath.empty() ? kDefaultClasspath : spec_.classpath,
-      dir + "/zoo.cfg", dir);
+      dir + "/zoo.cfg", dir, spec_.force_sync);
   // JVM options go before the class name.
   argv.insert(argv.end() - 2, spec_.jvm_args.begin(), spec_.jvm_args.end());
   return argv;
