@@ -4,8 +4,11 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <fuse.h>
+#include <fuse_lowlevel.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/eventfd.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -249,8 +252,16 @@ namespace {
 // The control socket: accepts connections, reads lines, answers each.
 class ControlServer {
  public:
-  ControlServer(LazyFsState& state, std::string path)
-      : state_(state), path_(std::move(path)) {}
+  // `signals`: a signalfd for SIGTERM/SIGINT/SIGHUP; on one, the FUSE
+  // session `se` is told to exit and the mount at `mount` is poked so a
+  // worker wakes up and sees it.
+  ControlServer(LazyFsState& state, std::string path, int signals,
+                fuse_session* se, std::string mount)
+      : state_(state),
+        path_(std::move(path)),
+        signals_(signals),
+        se_(se),
+        mount_(std::move(mount)) {}
   ~ControlServer() { Stop(); }
 
   harness::Status Start() {
@@ -297,7 +308,8 @@ class ControlServer {
  private:
   void Loop() {
     for (;;) {
-      std::vector<pollfd> fds{{wake_, POLLIN, 0}, {listen_, POLLIN, 0}};
+      std::vector<pollfd> fds{
+          {wake_, POLLIN, 0}, {signals_, POLLIN, 0}, {listen_, POLLIN, 0}};
       for (const auto& [fd, buf] : clients_) fds.push_back({fd, POLLIN, 0});
       if (poll(fds.data(), fds.size(), -1) < 0) {
         if (errno == EINTR) continue;
@@ -306,10 +318,25 @@ class ControlServer {
       }
       if (fds[0].revents != 0) return;
       if (fds[1].revents & POLLIN) {
+        signalfd_siginfo info{};
+        (void)!read(signals_, &info, sizeof info);
+        state_.Log("signal " + std::to_string(info.ssi_signo) + ": unmounting");
+        fuse_session_exit(se_);
+        // A request wakes a worker to see the exit. From a thread of its
+        // own: the loop may end before a worker serves it (the request
+        // then fails when the session is destroyed), and this thread is
+        // joined by the loop's caller.
+        std::thread([mount = mount_] {
+          struct stat st {};
+          (void)stat(mount.c_str(), &st);
+        }).detach();
+        return;
+      }
+      if (fds[2].revents & POLLIN) {
         const int c = accept4(listen_, nullptr, nullptr, SOCK_CLOEXEC);
         if (c >= 0) clients_[c];
       }
-      for (std::size_t i = 2; i < fds.size(); ++i) {
+      for (std::size_t i = 3; i < fds.size(); ++i) {
         if (fds[i].revents != 0) Serve(fds[i].fd);
       }
     }
@@ -347,6 +374,9 @@ class ControlServer {
 
   LazyFsState& state_;
   const std::string path_;
+  const int signals_;
+  fuse_session* const se_;
+  const std::string mount_;
   int listen_ = -1;
   int wake_ = -1;
   std::thread thread_;
@@ -408,6 +438,18 @@ int RunLazyFs(const LazyFsOptions& o) {
   if (!journal) return SetupError(journal.error());
   LazyFsState state(o, std::move(*journal), HiddenPath(o.backing, o.trash));
 
+  // SIGTERM/SIGINT/SIGHUP are blocked in every thread (the FUSE workers
+  // inherit the mask) and read from a signalfd by the control thread.
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGTERM);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+  const int signals = signalfd(-1, &stop, SFD_CLOEXEC);
+  if (signals < 0) return SetupError("signalfd failed");
+
   const std::string mount_opts =
       "fsname=faultline-lazyfs,subtype=faultline-lazyfs,allow_other,"
       "default_permissions";
@@ -421,15 +463,9 @@ int RunLazyFs(const LazyFsOptions& o) {
     return SetupError("cannot mount on " + o.mount);
   }
   fuse_session* se = fuse_get_session(f);
-  if (fuse_set_signal_handlers(se) != 0) {
-    fuse_unmount(f);
-    fuse_destroy(f);
-    return SetupError("cannot install signal handlers");
-  }
   state.set_fuse(f);
-  ControlServer server(state, o.control);
+  ControlServer server(state, o.control, signals, se, o.mount);
   if (auto started = server.Start(); !started) {
-    fuse_remove_signal_handlers(se);
     fuse_unmount(f);
     fuse_destroy(f);
     return SetupError(started.error());
@@ -441,13 +477,13 @@ int RunLazyFs(const LazyFsOptions& o) {
   fuse_loop_cfg_destroy(loop);
   server.Stop();
   state.set_fuse(nullptr);
-  fuse_remove_signal_handlers(se);
   fuse_unmount(f);
   // Exit is a crash like `drop`: held writes are discarded, and the
   // namespace records not durable yet are undone.
   const std::string last = state.RunCommand("drop");
   state.Log("exit (loop returned " + std::to_string(rc) + "): " + last);
   fuse_destroy(f);
+  close(signals);
   return 0;
 }
 

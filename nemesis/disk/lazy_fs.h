@@ -38,8 +38,8 @@ struct LazyFsOptions {
 // SIGINT (then unmounts; held writes are discarded, and pending namespace
 // records undone, as by `drop`) or until unmounted from outside. Returns
 // the process exit code: 0, or 2 after a setup error (printed on stderr;
-// nothing is left mounted). Call once per process (installs signal
-// handlers).
+// nothing is left mounted). Call once per process, before any other thread
+// starts (it blocks SIGTERM/SIGINT/SIGHUP and reads them from a signalfd).
 int RunLazyFs(const LazyFsOptions& options);
 
 // Client mode: sends `line` to the daemon at `socket`, prints the answer

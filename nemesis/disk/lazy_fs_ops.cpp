@@ -28,6 +28,8 @@ struct Handle {
   bool durable = false;   // O_SYNC / O_DSYNC
   bool append = false;    // O_APPEND
   bool writable = false;  // opened for writing
+  std::string rel;        // directories: the path at opendir (readdir may
+                          // get none, with nullpath_ok)
 };
 
 LazyFsState& S() {
@@ -347,22 +349,21 @@ int Opendir(const char* path, fuse_file_info* fi) {
   }
   auto* h = new Handle;
   h->dir = d;
+  h->rel = *rel;
   fi->fh = reinterpret_cast<uintptr_t>(h);
   return 0;
 }
 
-int Readdir(const char* path, void* buf, fuse_fill_dir_t filler, off_t,
+int Readdir(const char*, void* buf, fuse_fill_dir_t filler, off_t,
             fuse_file_info* fi, fuse_readdir_flags) {
   LazyFsState& s = S();
   s.Delay();
   Handle* h = H(fi);
   if (h == nullptr || h->dir == nullptr) return -EBADF;
-  std::optional<std::string> rel;
-  if (path != nullptr) rel = s.Rel(path);
   rewinddir(h->dir);
   errno = 0;
   while (dirent* e = readdir(h->dir)) {
-    if (rel && s.Hidden(*rel, e->d_name)) continue;
+    if (s.Hidden(h->rel, e->d_name)) continue;
     struct stat st {};
     st.st_ino = e->d_ino;
     st.st_mode = static_cast<mode_t>(DTTOIF(e->d_type));
