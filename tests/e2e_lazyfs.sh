@@ -87,6 +87,13 @@ assert got == b"x" * 100, got
 m = __import__("mmap").mmap(fd, 100, prot=__import__("mmap").PROT_READ)
 assert m[:100] == b"x" * 100' "$LAZYFS" "$SOCK" >/dev/null || fail "stale data after drop on an open descriptor (or mmap failed)"
 
+# An O_SYNC write is durable at once (the file itself was made durable above).
+run 'fd = os.open(os.path.join(M, "a"), os.O_WRONLY | os.O_SYNC)
+os.pwrite(fd, b"S", 0); os.close(fd)'
+ctl drop >/dev/null
+run 'assert get("a") == "S" + "x" * 99, get("a")' || fail "an O_SYNC write was dropped"
+run 'fd = os.open(os.path.join(M, "a"), os.O_WRONLY); os.pwrite(fd, b"x", 0); os.fsync(fd)'
+
 # Create + fsync of the file but not of its directory: gone after drop.
 run 'put("new", "data", sync=True)'
 ans=$(ctl drop)
@@ -197,6 +204,18 @@ run 'put("other", "o"); put("kept", "data", sync=True)'
 ctl drop >/dev/null
 run 'assert get("kept") == "data"; assert exists("other") and get("other") == ""' ||
   fail "any-fsync: an fsync did not make the earlier creates durable"
+
+# Unmounted from outside: the daemon exits 0 (after undoing, as by drop).
+anypid=$PID anym=$M
+start_fs third dir-fsync
+run 'put("gone", "g")'
+umount "$M"
+set +e
+wait "$PID"; rc=$?
+set -e
+[ "$rc" -eq 0 ] || fail "daemon exit status after an outside unmount: $rc"
+[ ! -e "$BK/gone" ] || fail "the pending create survived the exit"
+PID=$anypid M=$anym
 
 # SIGKILL: the mount is left broken; a lazy unmount cleans it.
 kill -9 "$PID"
