@@ -108,6 +108,10 @@ const KnownNames& Known();
 // Human-readable listing of Known(), grouped, one name per line.
 std::string FormatKnownNames();
 
+// Whether `n` uses a disk fault (power-loss, torn-write, fsync-error,
+// disk-full, slow-disk), so the run needs the lazy file system on its nodes.
+bool UsesDiskFaults(const NemesisSpec& n);
+
 // Smallest cluster size a partition shape or node selector works on, or 0 if
 // `name` is not a known shape/selector.
 int MinNodesForShape(std::string_view shape);

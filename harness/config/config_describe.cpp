@@ -87,6 +87,30 @@ const KnownNames& Known() {
                   "leader), then the first other node seen voting in the "
                   "election that follows; heals by restarting them",
                   3},
+                 {"power-loss",
+                  "SIGKILL the target process on nodes chosen by "
+                  "nemesis.targets and drop every write their disk holds "
+                  "that was never fsynced (lazy file system); heals by "
+                  "restarting it",
+                  1},
+                 {"torn-write",
+                  "like power-loss, but each file keeps a random prefix of "
+                  "its unsynced writes (the first lost one may be cut)",
+                  1},
+                 {"fsync-error",
+                  "the next nemesis.fsync_errors fsyncs on nodes chosen by "
+                  "nemesis.targets fail with EIO and lose the file's unsynced "
+                  "data; heals by cancelling what is left",
+                  1},
+                 {"disk-full",
+                  "writes that grow a file on nodes chosen by "
+                  "nemesis.targets fail with ENOSPC; heals by making room",
+                  1},
+                 {"slow-disk",
+                  "every file system operation on nodes chosen by "
+                  "nemesis.targets waits nemesis.disk_latency_ms; heals by "
+                  "removing the delay",
+                  1},
                  {"figure8",
                   "steer a 3-node raftkv cluster through the Raft paper's "
                   "figure 8 (isolate the leader, let a lonely leader win, "
@@ -552,6 +576,11 @@ std::string DescribeSpec(const TestSpec& s) {
        "\n";
   o += "  clock_strobe_period_ms: " + std::to_string(n.clock_strobe_period_ms) +
        "\n";
+  if (UsesDiskFaults(n)) {
+    o += "  fsync_errors: " + std::to_string(n.fsync_errors) + "\n";
+    o += "  disk_latency_ms: " + std::to_string(n.disk_latency_ms) + "\n";
+    o += "  disk_namespace: " + n.disk_namespace + "\n";
+  }
   o += "checker:\n";
   o += "  timeout: " + FormatNumber(s.checker.timeout_s) + "\n";
   o += "  memory_limit_mb: " + std::to_string(s.checker.memory_limit_mb) + "\n";

@@ -109,6 +109,28 @@ void Parser::Nemesis(const Item& it) {
                  if (Millis(x, 10, 3600000, &ms, "10 ms to one hour"))
                    n.clock_strobe_period_ms = ms;
                }},
+              {"fsync_errors",
+               [&](const Item& x) {
+                 Int(x, 1, 1000000, &n.fsync_errors,
+                     "how many of the next fsyncs fail with EIO");
+               }},
+              {"disk_latency_ms",
+               [&](const Item& x) {
+                 Millis(x, 1, 60000, &n.disk_latency_ms, "at most a minute");
+               }},
+              {"disk_namespace",
+               [&](const Item& x) {
+                 static const std::vector<KnownName> kModes = {
+                     {"dir-fsync",
+                      "a create, rename or unlink is durable once its "
+                      "directory is fsynced (POSIX)",
+                      1},
+                     {"any-fsync",
+                      "... once anything is fsynced after it (ext4's "
+                      "journal)",
+                      1}};
+                 Enum(x, kModes, "disk namespace mode", &n.disk_namespace);
+               }},
           });
 }
 
@@ -230,7 +252,8 @@ void Parser::ParseTogether(const Item& x, harness::FaultEntry* out,
   for (std::size_t i = 0; i < out->faults.size(); ++i) {
     const std::string& a = out->faults[i].fault;
     auto is_process = [](const std::string& k) {
-      return k == "pause" || k == "kill";
+      return k == "pause" || k == "kill" || k == "power-loss" ||
+             k == "torn-write";
     };
     std::optional<std::size_t> clash;
     for (const auto& [kind, j] : first_of) {

@@ -141,6 +141,11 @@ void CheckFit(const std::vector<std::string>& names,
 
 // --- per-fault settings (NemesisSpec::entries) ---------------------------
 
+// The disk faults (nemesis/disk/disk_fault.h): they run on the lazy file
+// system the campaign mounts over each node's data directory.
+constexpr const char* kDiskFaults[] = {"power-loss", "torn-write",
+                                       "fsync-error", "disk-full", "slow-disk"};
+
 // The kinds of the faults that take a setting from the nemesis level: every
 // plain entry, and mapping entries for which `sets` is false.
 std::vector<std::string> GlobalKinds(const NemesisSpec& n,
@@ -266,14 +271,18 @@ void CheckNemesis(const TestSpec& s, const Provenance& prov,
               "use target raftkv, or remove figure8 from nemesis.faults");
   }
 
-  const bool hits_nodes =
-      Has(target_kinds, "pause") || Has(target_kinds, "kill") ||
-      Has(target_kinds, "delay") || Has(target_kinds, "kill-voter");
+  bool disk_kinds = false;
+  for (const char* k : kDiskFaults)
+    disk_kinds = disk_kinds || Has(target_kinds, k);
+  const bool hits_nodes = Has(target_kinds, "pause") ||
+                          Has(target_kinds, "kill") ||
+                          Has(target_kinds, "delay") ||
+                          Has(target_kinds, "kill-voter") || disk_kinds;
   if (hits_nodes && !prov.AnyBad({"nemesis.targets"})) {
     if (n.targets.empty()) {
       diag->Add(prov.Blame({"nemesis.targets", "nemesis.faults"}),
                 "nemesis.targets is empty, but nemesis.faults has pause, "
-                "kill, kill-voter or delay",
+                "kill, kill-voter, delay or a disk fault",
                 "list at least one node selector, e.g. `targets: [one]`, or "
                 "remove pause, kill, kill-voter and delay from "
                 "nemesis.faults");
@@ -487,6 +496,35 @@ bool CheckSshCluster(const TestSpec& s, const Provenance& prov,
 }
 // --- end provider: ssh ------------------------------------------------------
 
+// The disk faults need the target's durable data in the directory the
+// lazy file system is mounted over: <node dir>/data on every target; for
+// target: process, {dir}/data, which some process must be given.
+void CheckDisk(const TestSpec& s, const Provenance& prov, Diagnostics* diag) {
+  const NemesisSpec& n = s.nemesis;
+  if (prov.AnyBad({"nemesis.faults", "target.name"}) || !UsesDiskFaults(n))
+    return;
+  if (s.target.name != "process" || prov.AnyBad({"target.processes"})) return;
+  bool mentions = false;
+  for (const ProcessDef& d : s.target.process.processes) {
+    for (const std::string& a : d.argv)
+      mentions = mentions || a.find("{dir}/data") != std::string::npos;
+    for (const std::string& a : d.bootstrap_args)
+      mentions = mentions || a.find("{dir}/data") != std::string::npos;
+    for (const auto& [name, value] : d.env)
+      mentions = mentions || value.find("{dir}/data") != std::string::npos;
+    mentions = mentions || d.cwd.find("{dir}/data") != std::string::npos;
+  }
+  if (!mentions) {
+    diag->Add(prov.Blame({"target.processes", "nemesis.faults"}),
+              "the disk faults mount their file system over {dir}/data on "
+              "each node, but no process of target.processes is given "
+              "{dir}/data (in argv, env or cwd), so the system's data would "
+              "not be on it and a power loss would lose nothing",
+              "keep the system's data in {dir}/data, e.g. `argv: [mydb, "
+              "--data-dir, \"{dir}/data\"]`, or remove the disk faults");
+  }
+}
+
 void CheckCluster(const TestSpec& s, const Provenance& prov,
                   Diagnostics* diag) {
   if (CheckSshCluster(s, prov, diag)) return;
@@ -642,7 +680,9 @@ void CheckProcess(const TestSpec& s, const Provenance& prov,
   const NemesisSpec& n = s.nemesis;
   for (const char* kind : {"pause", "kill", "clock"}) {
     bool used = Has(n.faults, kind);
-    if (std::string(kind) == "kill") used = used || Has(n.faults, "kill-voter");
+    if (std::string(kind) == "kill")
+      used = used || Has(n.faults, "kill-voter") ||
+             Has(n.faults, "power-loss") || Has(n.faults, "torn-write");
     if (std::string(kind) == "clock") used = used || Has(n.faults, "strobe");
     if (!used || (n.clock_mode == "system" && std::string(kind) == "clock"))
       continue;
@@ -678,7 +718,8 @@ void CheckProcess(const TestSpec& s, const Provenance& prov,
   // to faults that act on nodes (targets) or partition (partitions).
   const bool node_faults = Has(n.faults, "pause") || Has(n.faults, "kill") ||
                            Has(n.faults, "delay") || Has(n.faults, "loss") ||
-                           Has(n.faults, "clock") || Has(n.faults, "strobe");
+                           Has(n.faults, "clock") || Has(n.faults, "strobe") ||
+                           UsesDiskFaults(n);
   bool leader = (node_faults &&
                  (Has(n.targets, "leader") || Has(n.targets, "follower"))) ||
                 (Has(n.faults, "partition") && Has(n.partitions, "leader"));
@@ -787,6 +828,18 @@ void ValidateCrossField(const TestSpec& spec, const Provenance& prov,
   CheckLossAndClock(spec, prov, diag);
   CheckSystemClock(spec, prov, diag);
   CheckFaultEntries(spec, prov, diag);
+  CheckDisk(spec, prov, diag);
 }
 
 }  // namespace faultline::harness::config_internal
+
+namespace faultline::harness {
+
+bool UsesDiskFaults(const NemesisSpec& n) {
+  for (const char* k : config_internal::kDiskFaults)
+    if (std::find(n.faults.begin(), n.faults.end(), k) != n.faults.end())
+      return true;
+  return false;
+}
+
+}  // namespace faultline::harness

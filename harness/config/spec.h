@@ -326,7 +326,8 @@ struct FaultEntry {
 
 struct NemesisSpec {
   // [faults] Fault kinds: "partition", "pause", "kill", "delay",
-  // "kill-voter", "loss", "clock", "figure8" (3 raftkv nodes), "strobe".
+  // "kill-voter", "loss", "clock", "figure8" (3 raftkv nodes), "strobe",
+  // "power-loss", "torn-write", "fsync-error", "disk-full", "slow-disk".
   // Empty: no faults.
   // No duplicates. When the config writes entries as mappings (see
   // `entries`), this lists every kind any entry uses, once, in order.
@@ -376,6 +377,19 @@ struct NemesisSpec {
   // up, ...), 10..3600000 (nemesis/clock/strobe.h). Not with clock_monotonic.
   long long clock_strobe_delta_ms = 5000;
   long long clock_strobe_period_ms = 1000;
+  // The disk faults (power-loss, torn-write, fsync-error, disk-full,
+  // slow-disk) run on the lazy file system, mounted over every node's data
+  // directory when any of them is configured (docs/disk-faults.md).
+  // [fsync_errors] "fsync-error": how many of the next fsyncs on a chosen
+  // node fail with EIO, 1..1000000.
+  int fsync_errors = 1;
+  // [disk_latency_ms] "slow-disk": the delay per file system operation,
+  // 1..60000.
+  int disk_latency_ms = 100;
+  // [disk_namespace] when a file's creation, rename or unlink is durable:
+  // "dir-fsync" (when its directory is fsynced, as POSIX promises) or
+  // "any-fsync" (at any later fsync, like ext4's journal).
+  std::string disk_namespace = "dir-fsync";
   bool operator==(const NemesisSpec&) const = default;
 };
 

@@ -20,7 +20,9 @@ namespace faultline::harness {
 struct FaultStep {
   std::string kind;        // "partition", "pause", "kill", "delay",
                            // "kill-voter", "loss", "clock",
-                           // "figure8"
+                           // "figure8", "strobe", and the disk faults
+                           // "power-loss", "torn-write", "fsync-error",
+                           // "disk-full", "slow-disk"
   std::string selector;    // partition shape, or node selector otherwise;
                            // "same" (harness/run/fault_group.h): act on `nodes`
   std::uint64_t seed = 0;  // for random choices inside the step
@@ -35,6 +37,10 @@ struct FaultStep {
   // strobe_delta_ms and back every strobe_period_ms while the fault lasts.
   long long clock_strobe_delta_ms = 0;
   long long clock_strobe_period_ms = 0;
+  // "fsync-error": how many of the next fsyncs fail; "slow-disk": the delay
+  // per file system operation (nemesis/disk/disk_fault.h).
+  int fsync_errors = 1;
+  int disk_latency_ms = 100;
   // Selector "same": the names of the nodes the group's first fault acted
   // on, bound by the interpreter (BindSame); empty otherwise.
   std::vector<std::string> nodes = {};

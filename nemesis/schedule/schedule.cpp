@@ -55,6 +55,8 @@ std::optional<harness::FaultPlan> FaultSchedule::Next() {
     step.partition_mode = f.partition_mode.value_or(spec_.partition_mode);
     step.clock_strobe_delta_ms = spec_.clock_strobe_delta_ms;
     step.clock_strobe_period_ms = spec_.clock_strobe_period_ms;
+    step.fsync_errors = spec_.fsync_errors;
+    step.disk_latency_ms = spec_.disk_latency_ms;
     plan.faults.push_back(std::move(step));
   }
   return plan;
