@@ -7,6 +7,7 @@
 #include "harness/run/fault_group.h"
 #include "nemesis/clock/strobe.h"
 #include "nemesis/clock/sysclock.h"
+#include "nemesis/disk/disk_fault.h"
 #include "nemesis/net/delay.h"
 #include "nemesis/net/iptables_chain.h"
 #include "nemesis/net/partition.h"
@@ -79,8 +80,10 @@ Status NetnsNemesis::CanStack(const std::string& kind) const {
   std::vector<std::string> kinds;
   for (const Active& a : held_) kinds.push_back(a.kind);
   if (active_) kinds.push_back(active_->kind);
+  // power-loss and torn-write kill and restart like kill.
   auto process = [](const std::string& k) {
-    return k == "pause" || k == "kill" || k == "kill-voter";
+    return k == "pause" || k == "kill" || k == "kill-voter" ||
+           disk::IsCrashDiskFault(k);
   };
   // kill-voter and figure8 (nemesis/scenarios/figure8.cpp) steer elections with
   // delays, cuts, kills or pauses of their own: only alone.
@@ -111,6 +114,8 @@ Result<Value> NetnsNemesis::StartKind(const harness::FaultStep& step) {
   if (step.kind == "clock") return StartClock(step);  // nemesis/clock/clock.cpp
   if (step.kind == "strobe")
     return StartStrobe(step);  // nemesis/clock/clock.cpp
+  if (disk::IsDiskFault(step.kind))
+    return StartDisk(step);  // nemesis/disk/disk_fault.cpp
   return Fail("nemesis: unknown fault kind '" + step.kind + "'");
 }
 
@@ -523,6 +528,8 @@ Result<Value> NetnsNemesis::StopLocked() {
       s = StopLossOn(k);
     } else if (a.kind == "clock" || a.kind == "strobe") {
       s = StopClockOn(k);
+    } else if (disk::IsDiskFault(a.kind)) {
+      s = StopDiskOn(k);
     } else if (a.kind == "pause") {
       s = target_.Resume(node);
     } else {
@@ -533,7 +540,7 @@ Result<Value> NetnsNemesis::StopLocked() {
     } else {
       left.push_back(a.nodes[k]);
       if (a.kind == "partition" || a.kind == "delay" || a.kind == "loss" ||
-          a.kind == "figure8")
+          a.kind == "figure8" || disk::IsDiskFault(a.kind))
         left_seqs.push_back(a.seqs[k]);
       if (a.kind == "delay" || a.kind == "figure8") {
         left_pids.push_back(a.pids[k]);
@@ -554,20 +561,21 @@ Result<Value> NetnsNemesis::StopLocked() {
   }
   active_.reset();
   std::sort(done.begin(), done.end());
-  const char* verb = kind == "partition" || kind == "delay" || kind == "loss" ||
-                             kind == "clock" || kind == "figure8" ||
-                             kind == "strobe"
-                         ? "healed"
-                     : kind == "pause" ? "resumed"
-                                       : "restarted";
+  const char* verb =
+      kind == "partition" || kind == "delay" || kind == "loss" ||
+              kind == "clock" || kind == "figure8" || kind == "strobe" ||
+              (disk::IsDiskFault(kind) && !disk::IsCrashDiskFault(kind))
+          ? "healed"
+      : kind == "pause" ? "resumed"
+                        : "restarted";
   Value::Object out = {{"kind", Value::String(kind)},
                        {verb, Names(nodes, done)}};
   // loss, partition: packets dropped per node; clock: fake - real per node
   // after heal.
   if (!details.empty())
-    out.emplace_back(kind == "loss" || kind == "partition" ? "dropped"
-                                                           : "offset_ms",
-                     Value::MakeObject(std::move(details)));
+    out.emplace_back(
+        kind == "loss" || kind == "partition" ? "dropped" : "offset_ms",
+        Value::MakeObject(std::move(details)));
   if (kind ==
       "strobe") {  // the flips the strobe made (nemesis/clock/clock.cpp)
     out.emplace_back("flips", std::move(strobe_flips_));

@@ -1,9 +1,11 @@
 // NetnsNemesis: partitions (iptables INPUT rules inside the nodes'
 // namespaces), pause (Target::Pause/Resume), kill (Target::Kill/Start) and
 // delay (an NFQUEUE rule per other node plus a faultline-netdelay daemon in
-// each chosen node's namespace, nemesis/net/netdelay_node.h) for a cluster from
-// any provider: netns nodes are acted on from the controller, ssh and docker
-// nodes through their Remote. See docs/faults.md.
+// each chosen node's namespace, nemesis/net/netdelay_node.h), loss, clock,
+// strobe, and the disk faults on the lazy file system (power-loss,
+// torn-write, fsync-error, disk-full, slow-disk; nemesis/disk/) for a cluster
+// from any provider: netns nodes are acted on from the controller, ssh and
+// docker nodes through their Remote. See docs/faults.md.
 //
 // Several faults may be active at once (a `together` entry of the schedule):
 // each Start stacks a fault on the active ones, each Stop heals the newest
@@ -47,6 +49,9 @@
 namespace faultline::nemesis {
 
 class ClockStrobe;  // nemesis/clock/strobe.h
+namespace disk {
+class LazyfsNodes;  // nemesis/disk/lazyfs_nodes.h
+}
 class SystemClock;  // nemesis/clock/sysclock.h
 
 class NetnsNemesis : public harness::Nemesis {
@@ -89,6 +94,11 @@ class NetnsNemesis : public harness::Nemesis {
   harness::Result<checkers::Value> Stop() override;
   harness::Status HealAll() override;
 
+  // The lazy file system on the nodes, for the disk faults (power-loss,
+  // torn-write, fsync-error, disk-full, slow-disk: nemesis/disk/disk_fault.h);
+  // without it they fail. Must outlive the nemesis. Call before Start.
+  void SetDisk(disk::LazyfsNodes* disk) { disk_ = disk; }
+
   // The node that reports role "leader" with the highest term, if any.
   std::optional<int> FindLeader();
 
@@ -120,7 +130,8 @@ class NetnsNemesis : public harness::Nemesis {
   struct Active {
     std::string kind;
     std::vector<int> nodes;   // nodes acted on (partition: rules applied)
-    std::vector<long> seqs;   // partition/delay: iptables ledger seq per node
+    std::vector<long> seqs;   // partition/delay: iptables ledger seq per node;
+                              // disk faults: the `disk` entry per node
                               // (-1: no rules applied yet)
     std::vector<pid_t> pids;  // delay: daemon per node
     std::vector<long> proc_seqs;  // delay: its process ledger seq
@@ -153,6 +164,9 @@ class NetnsNemesis : public harness::Nemesis {
       const harness::FaultStep& s);
   harness::Status StopSystemClockOn(std::size_t k);
   harness::Status SystemClockResetAll();
+  // The disk faults (nemesis/disk/disk_fault.cpp).
+  harness::Result<checkers::Value> StartDisk(const harness::FaultStep& s);
+  harness::Status StopDiskOn(std::size_t k);
   std::vector<std::string> PeerSources(int who) const;
   harness::Result<std::vector<int>> SelectNodes(const std::string& selector,
                                                 std::uint64_t seed,
@@ -168,6 +182,7 @@ class NetnsNemesis : public harness::Nemesis {
   std::vector<Active> held_;      // older active faults, oldest first
   NetdelayNodes netdelay_;
   harness::ClockControl* clock_ = nullptr;
+  disk::LazyfsNodes* disk_ = nullptr;
   std::vector<std::string> same_nodes_;  // the starting step's `nodes`
   double loss_probability_ = 0;          // loss: the active rules' probability
   checkers::Value::Object details_;  // loss/clock: per healed node, for Stop
