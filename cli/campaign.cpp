@@ -30,6 +30,7 @@
 #include "harness/run/interpreter.h"
 #include "harness/run/journal.h"
 #include "harness/run/store.h"
+#include "nemesis/disk/lazyfs_nodes.h"
 #include "nemesis/schedule/schedule.h"
 #include "reports/junit.h"
 #include "reports/results.h"
@@ -235,6 +236,28 @@ std::string WorkDir(const std::string& run_dir, const std::string& run_id) {
 
 }  // namespace
 
+namespace {
+
+// Puts the lazy file system over every node's data directory, after the
+// target's Setup and before its first Start; the target's Teardown takes
+// it down again (keeping what the disks held in `keep_dir`).
+harness::Status MountDisks(harness::Target& target, harness::Cluster& cluster,
+                           nemesis::disk::LazyfsNodes& disk,
+                           const std::string& keep_dir) {
+  auto* durable = dynamic_cast<harness::DurableData*>(&target);
+  if (durable == nullptr)
+    return harness::Fail("the " + target.name() +
+                         " target cannot keep its data on the disk faults' "
+                         "file system");
+  durable->SetBeforeClean(
+      [&disk, keep_dir] { return disk.UnmountAll(keep_dir); });
+  for (const auto& node : cluster.nodes())
+    if (auto s = disk.Mount(node, durable->DataDir(node)); !s.ok()) return s;
+  return harness::Ok();
+}
+
+}  // namespace
+
 std::string Preflight(const harness::TestSpec& spec) {
   if (spec.cluster.provider == "netns") {
     if (geteuid() != 0) {
@@ -258,6 +281,17 @@ std::string Preflight(const harness::TestSpec& spec) {
       access(spec.cluster.key.c_str(), R_OK) != 0) {
     return "cannot read the ssh key " + spec.cluster.key +
            " (cluster.key); check the path and its permissions";
+  }
+  if (harness::UsesDiskFaults(spec.nemesis)) {
+    if (harness::FindCompanion("", "faultline-lazyfs").empty())
+      return "the disk faults need faultline-lazyfs, which is built beside "
+             "faultline when libfuse3-dev is installed "
+             "(scripts/install-deps.sh), and it is not there";
+    if (spec.cluster.provider == "netns" &&
+        access("/dev/fuse", R_OK | W_OK) != 0)
+      return "the disk faults need /dev/fuse (a FUSE file system over each "
+             "node's data directory), and this machine has none: load the "
+             "fuse module, or remove the disk faults";
   }
   if (FindTargetBinary(spec).empty()) {
     return "the " + spec.target.name + " binary is not installed; " +
@@ -453,6 +487,25 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
     if (signals) signals->set_heal_hint("-");
     return Refuse(spec, setup_error, *run_dir, ledger->get(), index_dir);
   }
+  // Disk faults: every node must take the lazy file system (a FUSE mount
+  // over its data directory); a node that cannot is refused before anything
+  // starts on it.
+  std::unique_ptr<nemesis::disk::LazyfsNodes> disk;
+  const std::string disk_keep = dir + "/disk";
+  if (harness::UsesDiskFaults(spec.nemesis)) {
+    disk = std::make_unique<nemesis::disk::LazyfsNodes>(
+        **ledger, spec.nemesis.disk_namespace);
+    disk->SetNodeDir(target_dir);
+    if (auto s = disk->Prepare(cluster->nodes()); !s.ok()) {
+      if (auto d = cluster->Destroy(); !d.ok())
+        spdlog::error("cluster: {}", d.error());
+      harness::Status removed = remove_work_dir();
+      if (!removed.ok()) spdlog::error("scratch: {}", removed.error());
+      if (signals) signals->set_heal_hint("-");
+      return Refuse(spec, "disk faults: " + s.error(), *run_dir, ledger->get(),
+                    index_dir);
+    }
+  }
   // The run now has something to show and to heal: `latest` is this run.
   if (auto s = harness::PointLatestAt(*run_dir); !s.ok()) {
     spdlog::warn("{}", s.error());
@@ -465,6 +518,8 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
       target = std::move(t.value());
       summary.target_version = target->version();
       auto s = target->Setup(*cluster);
+      if (s.ok() && disk && !interrupted())
+        s = MountDisks(*target, *cluster, *disk, disk_keep);
       for (const auto& node : cluster->nodes()) {
         if (!s.ok() || interrupted()) break;
         s = target->Start(node);
@@ -476,7 +531,8 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
     }
   }
   if (setup_error.empty() && !interrupted()) {
-    auto n = MakeNemesis(spec, *cluster, *target, **ledger, target_dir);
+    auto n =
+        MakeNemesis(spec, *cluster, *target, **ledger, target_dir, disk.get());
     if (n.ok()) {
       nemesis = std::move(n.value());
     } else {
@@ -579,6 +635,9 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
   if (nemesis) note("heal", nemesis->HealAll());
   if (target)
     note("teardown", target->Teardown(dir + "/" + harness::kNodesDir));
+  // Teardown unmounted the disks (its before-clean hook); what a failed
+  // setup left mounted goes now.
+  if (disk) note("disk", disk->UnmountAll(disk_keep));
   note("cluster", cluster->Destroy());
   note("scratch", remove_work_dir());
   if (clean) {
@@ -618,6 +677,13 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
     }
     // Was the run able to find anything? (results.json, report, summary)
     summary.evidence = reports::ComputeEvidence(history);
+    // What the disks held is kept only for a run that did not end valid.
+    if (disk && reports::RunExitCode(summary) == 0) {
+      std::error_code ec;
+      std::filesystem::remove_all(disk_keep, ec);
+    } else if (disk) {
+      spdlog::info("the nodes' disks as they were at the end: {}", disk_keep);
+    }
     summary.phases.push_back({"check", Seconds(t_check, Clock::now())});
   } else {
     checkers::Verdict v;

@@ -120,9 +120,10 @@ double LongestFaultS(const harness::NemesisSpec& n) {
 harness::Result<std::unique_ptr<harness::Nemesis>> MakeNemesis(
     const harness::TestSpec& spec, harness::Cluster& cluster,
     harness::Target& target, harness::Ledger& ledger,
-    const std::string& node_dir) {
+    const std::string& node_dir, nemesis::disk::LazyfsNodes* disk) {
   auto nemesis =
       std::make_unique<nemesis::NetnsNemesis>(cluster, target, ledger);
+  nemesis->SetDisk(disk);
   if (auto* skewable = dynamic_cast<harness::ClockSkewable*>(&target))
     nemesis->SetClock(skewable->clock());
   const auto& faults = spec.nemesis.faults;
@@ -172,8 +173,7 @@ namespace {
 std::string MissingProcessProgram(const harness::TestSpec& spec) {
   const harness::ProcessSpec& p = spec.target.process;
   auto missing = [](const std::string& program) {
-    if (program.empty() || program.find('{') != std::string::npos)
-      return false;
+    if (program.empty() || program.find('{') != std::string::npos) return false;
     if (program.find('/') != std::string::npos)
       return access(program.c_str(), X_OK) != 0;
     return harness::FindCompanion("", program).empty();
@@ -189,7 +189,7 @@ std::string MissingProcessProgram(const harness::TestSpec& spec) {
   if (p.client.protocol == "exec" && !p.client.command.empty()) {
     const std::string& c = p.client.command[0];
     if (c.find('/') == std::string::npos ? missing(c)
-        : c[0] == '/' ? access(c.c_str(), X_OK) != 0
+        : c[0] == '/'                    ? access(c.c_str(), X_OK) != 0
                       : access((p.client.cwd + "/" + c).c_str(), X_OK) != 0)
       return "`" + c + "` (target.client.command[0])";
   }

@@ -14,6 +14,10 @@
 #include "harness/interfaces/workload.h"
 #include "harness/ledger/ledger.h"
 
+namespace faultline::nemesis::disk {
+class LazyfsNodes;
+}
+
 namespace faultline::cli {
 
 harness::Result<std::unique_ptr<harness::Target>> MakeTarget(
@@ -28,10 +32,12 @@ harness::Result<std::unique_ptr<harness::Workload>> MakeWorkload(
 // there (nemesis/clock/sysclock.h); with a fault that needs faultline-netdelay
 // (delay, kill-voter, figure8) on ssh or docker nodes the daemon is copied
 // there and checked to run on every node. Either may fail the setup.
+// `disk`: the lazy file system on the nodes for the disk faults (nullptr
+// when the run has none); must outlive the nemesis.
 harness::Result<std::unique_ptr<harness::Nemesis>> MakeNemesis(
     const harness::TestSpec& spec, harness::Cluster& cluster,
     harness::Target& target, harness::Ledger& ledger,
-    const std::string& node_dir);
+    const std::string& node_dir, nemesis::disk::LazyfsNodes* disk = nullptr);
 
 // Absolute path of the target's main binary, or "" when it is not installed.
 // raftkv: a bare `binary` name is looked for next to the running faultline
