@@ -121,6 +121,25 @@ ctl drop >/dev/null
 run 'assert get("cfg") == "new"' || fail "unlinked file not back after drop"
 [ -z "$(ls -A "$WORK/dirmode/trash")" ] || fail "the trash is not empty after the undo"
 
+# An open file unlinked (libfuse's hidden rename becomes the real unlink):
+# fstat and writes still work on it, no hidden name shows, drop brings it
+# back under its name; rename over an open file is undone the same way.
+run 'put("open", "o", sync=True, dirsync=True)
+fd = os.open(os.path.join(M, "open"), os.O_RDWR)
+os.unlink(os.path.join(M, "open"))
+os.pwrite(fd, b"more", 1)
+assert os.fstat(fd).st_size == 5, os.fstat(fd).st_size
+assert not [n for n in os.listdir(M) if n.startswith(".fuse")], os.listdir(M)
+put("repl", "replacement")
+fd2 = os.open(os.path.join(M, "cfg"), os.O_RDONLY)
+os.rename(os.path.join(M, "repl"), os.path.join(M, "cfg"))
+assert os.fstat(fd2).st_size == 3 and get("cfg") == "replacement"
+os.close(fd); os.close(fd2)' || fail "unlinked or replaced open file"
+[ -z "$(ls -A "$BK" | grep fuse_hidden)" ] || fail "a .fuse_hidden file reached the backing"
+ctl drop >/dev/null
+run 'assert get("open") == "o", get("open"); assert get("cfg") == "new"; assert not exists("repl")' ||
+  fail "unlinked/replaced open files not back after drop"
+
 # mkdir + file inside, both undone; the trash is never visible.
 run 'os.mkdir(os.path.join(M, "d")); put("d/f", "z", sync=True)'
 ctl drop >/dev/null

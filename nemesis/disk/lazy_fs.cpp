@@ -169,6 +169,45 @@ void LazyFsState::InvalidateKnown() {
   for (const std::string& p : paths) fuse_invalidate_path(fuse_, p.c_str());
 }
 
+namespace {
+std::string BaseName(const char* path) {
+  const std::string_view p = path == nullptr ? "" : path;
+  const std::size_t slash = p.rfind('/');
+  return std::string(slash == std::string_view::npos ? p : p.substr(slash + 1));
+}
+}  // namespace
+
+bool LazyFsState::IsHiddenName(const char* path) {
+  return BaseName(path).rfind(".fuse_hidden", 0) == 0;
+}
+
+void LazyFsState::Hide(const char* path, FileId file) {
+  std::lock_guard lock(hidden_mu_);
+  hidden_files_[BaseName(path)] = file;
+}
+
+std::optional<FileId> LazyFsState::HiddenFile(const char* path) {
+  if (!IsHiddenName(path)) return std::nullopt;
+  std::lock_guard lock(hidden_mu_);
+  auto it = hidden_files_.find(BaseName(path));
+  if (it == hidden_files_.end()) return std::nullopt;
+  return it->second;
+}
+
+bool LazyFsState::Unhide(const char* path) {
+  if (!IsHiddenName(path)) return false;
+  FileId file = 0;
+  {
+    std::lock_guard lock(hidden_mu_);
+    auto it = hidden_files_.find(BaseName(path));
+    if (it == hidden_files_.end()) return false;
+    file = it->second;
+    hidden_files_.erase(it);
+  }
+  Unpin(file);
+  return true;
+}
+
 void LazyFsState::Delay() {
   const auto latency = cache_.Latency();
   if (latency.count() > 0) std::this_thread::sleep_for(latency);

@@ -61,12 +61,25 @@ std::string Full(const std::string& backing, const std::string& rel) {
   return rel.empty() ? backing : backing + "/" + rel;
 }
 
+// The FileId of an open handle, or of an unlinked open file by its hidden
+// name; 0 when neither.
+FileId OpenFile(LazyFsState& s, const char* path, fuse_file_info* fi) {
+  if (Handle* h = H(fi); h != nullptr && h->dir == nullptr && h->id != 0) {
+    return h->id;
+  }
+  if (auto hidden = s.HiddenFile(path)) return *hidden;
+  return 0;
+}
+
 void* Init(fuse_conn_info* conn, fuse_config* cfg) {
   cfg->use_ino = 1;
   cfg->entry_timeout = 0;
   cfg->attr_timeout = 0;
   cfg->negative_timeout = 0;
-  cfg->hard_remove = 1;  // no .fuse_hidden files: the journal sees unlinks
+  // hard_remove stays off: an open file unlinked is "renamed" to a hidden
+  // name, which we turn into the real unlink (LazyFsState::Hide), so the
+  // kernel can still ask for its attributes by path.
+  cfg->hard_remove = 0;
   cfg->nullpath_ok = 1;
   cfg->kernel_cache = 0;
   cfg->auto_cache = 0;
@@ -78,11 +91,11 @@ void* Init(fuse_conn_info* conn, fuse_config* cfg) {
 int Getattr(const char* path, struct stat* st, fuse_file_info* fi) {
   LazyFsState& s = S();
   s.Delay();
-  if (Handle* h = H(fi); h != nullptr && h->dir == nullptr && h->id != 0) {
-    auto fd = s.backing().Fd(h->id);
+  if (const FileId id = OpenFile(s, path, fi); id != 0) {
+    auto fd = s.backing().Fd(id);
     if (!fd) return Neg(fd.code());
     if (fstat(*fd, st) != 0) return NegErrno();
-    auto size = s.cache().Size(h->id);
+    auto size = s.cache().Size(id);
     if (!size) return Neg(size.code());
     st->st_size = static_cast<off_t>(*size);
     return 0;
@@ -137,6 +150,7 @@ int Mkdir(const char* path, mode_t mode) {
 int Unlink(const char* path) {
   LazyFsState& s = S();
   s.Delay();
+  if (s.Unhide(path)) return 0;  // the real name went at the "rename"
   auto rel = s.Rel(path);
   if (!rel) return -ENOENT;
   auto done = s.journal().Unlink(*rel);
@@ -167,6 +181,20 @@ int Rename(const char* from, const char* to, unsigned int flags) {
   auto a = s.Rel(from);
   auto b = s.Rel(to);
   if (!a || !b) return -ENOENT;
+  if (flags == 0 && LazyFsState::IsHiddenName(to)) {
+    // libfuse hiding an open file it was asked to unlink.
+    struct stat st {};
+    if (fstatat(s.root_fd(), At(*a), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        S_ISREG(st.st_mode) && s.TryPin(st.st_ino)) {
+      auto gone = s.journal().Unlink(*a);
+      if (!gone) {
+        s.Unpin(st.st_ino);
+        return Neg(gone.code());
+      }
+      s.Hide(to, st.st_ino);
+      return 0;
+    }
+  }
   auto done = s.journal().Rename(*a, *b, flags);
   return done ? 0 : Neg(done.code());
 }
@@ -184,8 +212,8 @@ int Link(const char* from, const char* to) {
 int Chmod(const char* path, mode_t mode, fuse_file_info* fi) {
   LazyFsState& s = S();
   s.Delay();
-  if (Handle* h = H(fi); h != nullptr && h->id != 0) {
-    auto fd = s.backing().Fd(h->id);
+  if (const FileId id = OpenFile(s, path, fi); id != 0) {
+    auto fd = s.backing().Fd(id);
     if (!fd) return Neg(fd.code());
     return fchmod(*fd, mode) == 0 ? 0 : NegErrno();
   }
@@ -197,8 +225,8 @@ int Chmod(const char* path, mode_t mode, fuse_file_info* fi) {
 int Chown(const char* path, uid_t uid, gid_t gid, fuse_file_info* fi) {
   LazyFsState& s = S();
   s.Delay();
-  if (Handle* h = H(fi); h != nullptr && h->id != 0) {
-    auto fd = s.backing().Fd(h->id);
+  if (const FileId id = OpenFile(s, path, fi); id != 0) {
+    auto fd = s.backing().Fd(id);
     if (!fd) return Neg(fd.code());
     return fchown(*fd, uid, gid) == 0 ? 0 : NegErrno();
   }
@@ -213,8 +241,8 @@ int Truncate(const char* path, off_t size, fuse_file_info* fi) {
   LazyFsState& s = S();
   s.Delay();
   if (size < 0) return -EINVAL;
-  if (Handle* h = H(fi); h != nullptr && h->id != 0) {
-    auto done = s.cache().Truncate(h->id, static_cast<std::uint64_t>(size));
+  if (const FileId id = OpenFile(s, path, fi); id != 0) {
+    auto done = s.cache().Truncate(id, static_cast<std::uint64_t>(size));
     return done ? 0 : Neg(done.code());
   }
   auto rel = s.Rel(path);
@@ -403,8 +431,8 @@ int Fsyncdir(const char*, int, fuse_file_info* fi) {
 int Utimens(const char* path, const struct timespec tv[2], fuse_file_info* fi) {
   LazyFsState& s = S();
   s.Delay();
-  if (Handle* h = H(fi); h != nullptr && h->id != 0) {
-    auto fd = s.backing().Fd(h->id);
+  if (const FileId id = OpenFile(s, path, fi); id != 0) {
+    auto fd = s.backing().Fd(id);
     if (!fd) return Neg(fd.code());
     return futimens(*fd, tv) == 0 ? 0 : NegErrno();
   }

@@ -66,6 +66,16 @@ class LazyFsState {
   // drop, torn or flip changed what they read). Best-effort.
   void InvalidateKnown();
 
+  // Open files unlinked through the mount. libfuse (without hard_remove)
+  // renames such a file to ".fuse_hidden..." and unlinks that name at the
+  // last release; we unlink the real name instead (through the journal) and
+  // answer the hidden name from the pinned descriptor, so fstat, fchmod and
+  // the like keep working on an unlinked open file. Keyed by base name.
+  static bool IsHiddenName(const char* path);
+  void Hide(const char* path, FileId file);  // takes over one pin of file
+  std::optional<FileId> HiddenFile(const char* path);
+  bool Unhide(const char* path);  // drops the pin; false if not hidden
+
   // The control protocol, with the journal: one answer line.
   std::string RunCommand(std::string_view line);
 
@@ -88,6 +98,8 @@ class LazyFsState {
   struct fuse* fuse_ = nullptr;
   std::mutex inodes_mu_;
   std::map<FileId, Inode> inodes_;
+  std::mutex hidden_mu_;
+  std::map<std::string, FileId> hidden_files_;
   std::mutex log_mu_;
   std::FILE* log_ = nullptr;
   std::mutex command_mu_;  // one control command at a time
