@@ -65,6 +65,8 @@ const std::vector<std::pair<std::string, std::string>>& AllKeys() {
       {"target", "check_quorum"},
       {"target", "snapshot_entries"},
       {"target", "unsafe"},
+      {"target", "appendfsync"},
+      {"target", "force_sync"},
       {"target", "down_after_ms"},
       {"target", "failover_timeout_ms"},
       {"target", "min_replicas_to_write"},

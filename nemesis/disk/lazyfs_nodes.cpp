@@ -307,6 +307,7 @@ Status LazyfsNodes::StopOne(MountState& m, const std::string& keep_dir) {
     }
   }
   m.pid = 0;
+  if (!problems.empty() && problems.back() == ';') problems.pop_back();
   if (!problems.empty())
     return Fail("lazy file system on " + node.name + ":" + problems);
   return harness::Ok();
