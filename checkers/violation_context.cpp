@@ -526,6 +526,11 @@ std::string DescribeFault(const FaultSpan& fault, const std::string& node) {
   }
   if (k == "pause") return "paused";
   if (k == "kill" || k == "kill-voter") return "killed";
+  if (k == "power-loss") return "powered off (its unsynced writes lost)";
+  if (k == "torn-write") return "powered off (its unsynced writes torn)";
+  if (k == "fsync-error") return "with failing fsyncs";
+  if (k == "disk-full") return "with a full disk";
+  if (k == "slow-disk") return "with a slow disk";
   if (k == "delay") {
     const Value* ms = v.Find("delay_ms");
     return "with messages from its peers delayed" +

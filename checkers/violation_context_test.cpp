@@ -315,9 +315,12 @@ TEST_CASE("fault spans and their wording per kind", "[linearizable][context]") {
       Nemesis(14, kInv, "start-strobe"),
       Nemesis(15, kInfo, "start-strobe",
               start("strobe", {{"delta_ms", I(200)}, {"period_ms", I(10)}})),
+      Nemesis(16, kInv, "start-power-loss"),
+      Nemesis(17, kInfo, "start-power-loss",
+              start("power-loss", {{"nodes", Names({"n1", "n2"})}})),
   });
   std::vector<linear::FaultSpan> f = linear::FaultSpans(h);
-  REQUIRE(f.size() == 5);  // the failed kill never was in force
+  REQUIRE(f.size() == 6);  // the failed kill never was in force
   CHECK(linear::DescribeFault(f[0], "n1") ==
         "with messages from its peers delayed by 600 ms");
   CHECK(f[0].heal_failed);
@@ -337,6 +340,10 @@ TEST_CASE("fault spans and their wording per kind", "[linearizable][context]") {
   CHECK(f[4].ActsOn("n7"));
   CHECK(linear::DescribeFault(f[4], "n7") ==
         "with its clock jumping by 200 ms every 10 ms");
+  CHECK(f[5].ActsOn("n2"));
+  CHECK_FALSE(f[5].ActsOn("n3"));
+  CHECK(linear::DescribeFault(f[5], "n2") ==
+        "powered off (its unsynced writes lost)");
 }
 
 // Key "big" is checked first (largest first) and fails late; key "small"
