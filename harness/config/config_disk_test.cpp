@@ -48,7 +48,7 @@ TEST_CASE("disk faults: a power loss and a kill in one group clash",
       "    - together: [{fault: power-loss}, {fault: partition}]\n");
 }
 
-TEST_CASE("disk faults on target: process need {dir}/data", "[config][disk]") {
+TEST_CASE("disk faults on target: process need {data}", "[config][disk]") {
   const std::string head =
       "name: p\ncluster: {nodes: 3}\ntarget:\n  name: process\n"
       "  ports: {client: 7000}\n"
@@ -58,9 +58,11 @@ TEST_CASE("disk faults on target: process need {dir}/data", "[config][disk]") {
       "nemesis: {faults: [power-loss], targets: [one]}\n";
   ExpectError(head + "    - {name: db, argv: [mydb, --data, /var/lib/db]}\n" +
                   nemesis,
-              {.message_has = {"{dir}/data", "power loss would lose nothing"},
-               .hint_has = {"{dir}/data"}});
+              {.message_has = {"{data}", "power loss would lose nothing"},
+               .hint_has = {"{data}"}});
   MustLoad(head + "    - {name: db, argv: [mydb, --data, \"{dir}/data\"]}\n" +
+           nemesis);
+  MustLoad(head + "    - {name: db, argv: [mydb, --data, \"{data}\"]}\n" +
            nemesis);
   MustLoad(head +
            "    - {name: db, argv: [mydb], env: {DB_DIR: \"{dir}/data/x\"}}\n" +

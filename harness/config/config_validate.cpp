@@ -504,24 +504,28 @@ void CheckDisk(const TestSpec& s, const Provenance& prov, Diagnostics* diag) {
   if (prov.AnyBad({"nemesis.faults", "target.name"}) || !UsesDiskFaults(n))
     return;
   if (s.target.name != "process" || prov.AnyBad({"target.processes"})) return;
+  // {data} is {dir}/data (harness/config/template.h).
+  auto in_data = [](const std::string& t) {
+    return t.find("{data}") != std::string::npos ||
+           t.find("{dir}/data") != std::string::npos;
+  };
   bool mentions = false;
   for (const ProcessDef& d : s.target.process.processes) {
-    for (const std::string& a : d.argv)
-      mentions = mentions || a.find("{dir}/data") != std::string::npos;
+    for (const std::string& a : d.argv) mentions = mentions || in_data(a);
     for (const std::string& a : d.bootstrap_args)
-      mentions = mentions || a.find("{dir}/data") != std::string::npos;
+      mentions = mentions || in_data(a);
     for (const auto& [name, value] : d.env)
-      mentions = mentions || value.find("{dir}/data") != std::string::npos;
-    mentions = mentions || d.cwd.find("{dir}/data") != std::string::npos;
+      mentions = mentions || in_data(value);
+    mentions = mentions || in_data(d.cwd);
   }
   if (!mentions) {
     diag->Add(prov.Blame({"target.processes", "nemesis.faults"}),
-              "the disk faults mount their file system over {dir}/data on "
-              "each node, but no process of target.processes is given "
-              "{dir}/data (in argv, env or cwd), so the system's data would "
+              "the disk faults mount their file system over {data} (that is "
+              "{dir}/data) on each node, but no process of target.processes "
+              "is given it (in argv, env or cwd), so the system's data would "
               "not be on it and a power loss would lose nothing",
-              "keep the system's data in {dir}/data, e.g. `argv: [mydb, "
-              "--data-dir, \"{dir}/data\"]`, or remove the disk faults");
+              "keep the system's data in {data}, e.g. `argv: [mydb, "
+              "--data-dir, \"{data}\"]`, or remove the disk faults");
   }
 }
 
