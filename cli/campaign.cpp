@@ -678,7 +678,8 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
     // Was the run able to find anything? (results.json, report, summary)
     summary.evidence = reports::ComputeEvidence(history);
     // What the disks held is kept only for a run that did not end valid.
-    if (disk && reports::RunExitCode(summary) == 0) {
+    if (disk &&
+        reports::OverallValidity(summary) == checkers::Validity::kValid) {
       std::error_code ec;
       std::filesystem::remove_all(disk_keep, ec);
     } else if (disk) {
