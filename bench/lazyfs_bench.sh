@@ -5,7 +5,8 @@
 # 1. File system: fio (psync, one job, --fallocate=none since fallocate
 #    answers EOPNOTSUPP on lazyfs) on four places: tmpfs (/dev/shm), the
 #    machine's disk (/var/tmp), lazyfs with its backing on tmpfs, lazyfs
-#    with its backing on the disk (each mounted here, nothing else on it).
+#    with its backing on the disk (mounted by this script afresh for each
+#    test, nothing else on it).
 #      seq-write    64 MiB in 1 MiB writes, then one fsync: MB/s over the
 #                   whole job, fsync included
 #      rand-fsync   4 KiB random writes in a 16 MiB file, fsync after each
