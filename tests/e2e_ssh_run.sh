@@ -24,10 +24,19 @@
 #     through the process's `faults`) and a leader partition found through
 #     the status command: valid, every kind applied and healed, nothing left
 #     on the nodes (about 19 s); then SIGKILL of the controller during a
-#     partition and `faultline heal RUN` (about 6 s).
+#     partition and `faultline heal RUN` (about 6 s);
+#  f. the disk faults over SSH: faultline-lazyfs uploaded to the nodes and
+#     mounted over each data directory inside the node's mount namespace,
+#     a raftkv register run of 10 s with power-loss of a majority: valid,
+#     every power loss applied and restored and some held write dropped,
+#     the mount entries healed, no lazy file system mounted and no daemon
+#     left on any node (about 20 s); then SIGKILL of the controller during a
+#     power loss and `faultline heal RUN`: the mounts and daemons seen
+#     before the heal are gone after it (about 7 s).
 # Needs root, openssh-server, sudo, libfaketime, python3, and raftkv and
-# faultline-netdelay next to faultline; d needs etcd (skipped without it).
-# About 105 s (80 s before e).
+# faultline-netdelay next to faultline; d needs etcd, f faultline-lazyfs
+# next to faultline and /dev/fuse (each skipped without).
+# About 135 s (80 s before e, 105 s before f).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_ssh.sh"
 require_root
@@ -340,5 +349,89 @@ assert_nodes_clean "$run"
 [ -s "$run/nodes/n1/server.log" ] || fail "n1's server.log was not downloaded"
 echo "PASS e: target process over SSH, faults: $seen"
 kill_then_heal ssh-process-kill partition partition write_process_config
+
+# ---- f: power loss over SSH ------------------------------------------------------
+# The disk faults' file system (faultline-lazyfs, docs/disk-faults.md) over
+# each node's data directory: the daemon uploaded to every node, mounted in
+# the node's own mount namespace (over its private tmpfs), a majority's
+# power lost and restored; raftkv fsyncs, so the run stays valid. Then the
+# controller is SIGKILLed while a power loss is in force and `faultline
+# heal` unmounts the file systems and kills the daemons over SSH.
+LAZYFS="$bindir/faultline-lazyfs"
+# node_lazyfs_mounts I: node I's faultline-lazyfs mount points under its
+# work_dir (the node's mount namespace also holds copies of the host's
+# mounts from when it was made, other tests' among them).
+node_lazyfs_mounts() {
+  node_sh "$1" cat /proc/self/mounts |
+    awk -v p="$NODEFS/" '$3 == "fuse.faultline-lazyfs" && index($2, p) == 1 {print $2}'
+}
+# assert_no_lazyfs: no lazy file system mounted and no daemon on any node.
+assert_no_lazyfs() {
+  local i m
+  for i in 0 1 2; do
+    m=$(node_lazyfs_mounts "$i")
+    [ -z "$m" ] || fail "$1: faultline-lazyfs still mounted on ${SSH_NS[$i]}: $m"
+    [ "$(node_procs "$i" faultline-lazyf)" -eq 0 ] || fail "$1: faultline-lazyfs left on ${SSH_NS[$i]}"
+  done
+}
+write_disk_config() {  # as write_config: NAME USER SUDO FAULTS DURATION TIME_LIMIT
+  write_config "$@"
+  sed -i -e 's/^  targets: .*/  targets: [majority]/' \
+    -e 's/^workload: .*/workload: {name: register, keys: 3, concurrency: 4, rate: 60, op_timeout_ms: 1000}/' \
+    "$WORK/$1.yaml"
+}
+if [ -x "$LAZYFS" ] && [ -c /dev/fuse ]; then
+  write_disk_config ssh-disk root false power-loss 1 10
+  run_valid ssh-disk 5
+  run="$STORE/ssh-disk/latest"
+  starts=$(grep -c '"type":"info","f":"start-power-loss"' "$run/history.jsonl" || true)
+  stops=$(grep -c '"type":"info","f":"stop-power-loss"' "$run/history.jsonl" || true)
+  [ "$starts" -ge 1 ] || fail "f: no power loss applied"
+  [ "$starts" -eq "$stops" ] || fail "f: $starts power losses but $stops restored"
+  [ "$(ledger_values "$run/ledger.jsonl" mount name | wc -l)" -eq 3 ] || fail "f: expected 3 mount entries"
+  all_healed "$run" mount || fail "f: mount entries not all healed"
+  all_healed "$run" disk || fail "f: disk entries not all healed"
+  assert_no_lazyfs f
+  assert_nodes_clean "$run"
+  # The daemons' logs (empty unless something went wrong) came back.
+  for n in n1 n2 n3; do
+    [ -e "$run/lazyfs-$n.log" ] || fail "f: $n's lazyfs log was not downloaded"
+  done
+  # The nodes' file systems held writes, and the power losses dropped some.
+  dropped=$(python3 -c "import json,sys
+t=0
+for l in open(sys.argv[1]):
+    e=json.loads(l)
+    if e.get('type')=='info' and e.get('f')=='start-power-loss':
+        t+=sum(n['dropped_writes'] for n in e['value']['disk'].values())
+print(t)" "$run/history.jsonl")
+  [ "$dropped" -gt 0 ] || fail "f: no power loss dropped a write"
+  echo "PASS f: power loss over SSH, $starts applied and restored, $dropped writes dropped"
+
+  # SIGKILL during a (long) power loss, then heal over SSH.
+  write_disk_config ssh-disk-kill root false power-loss 600 600
+  "$FAULTLINE_BIN" run "$WORK/ssh-disk-kill.yaml" --store "$STORE" --index-dir "$INDEX" \
+    >"$WORK/out.txt" 2>&1 &
+  pid=$!
+  run="$STORE/ssh-disk-kill/latest"
+  await_history "$pid" "$run" '"type":"info","f":"start-power-loss"' "the power loss"
+  kill -9 "$pid"
+  wait "$pid" 2>/dev/null || true
+  pid=""
+  mounted=0 daemons=0
+  for i in 0 1 2; do
+    mounted=$((mounted + $(node_lazyfs_mounts "$i" | wc -l)))
+    daemons=$((daemons + $(node_procs "$i" faultline-lazyf)))
+  done
+  [ "$mounted" -eq 3 ] && [ "$daemons" -eq 3 ] ||
+    fail "f: expected 3 mounts and 3 daemons on the nodes before heal, got $mounted and $daemons"
+  "$FAULTLINE_BIN" heal "$run" >"$WORK/heal.txt" 2>&1 || { cat "$WORK/heal.txt"; fail "f: heal exited $?"; }
+  assert_no_lazyfs "f heal"
+  assert_nodes_clean "$run"
+  "$FAULTLINE_BIN" heal "$run" >/dev/null || fail "f: second heal failed"
+  echo "PASS f (ssh-disk-kill): SIGKILL during a power loss ($mounted mounts, $daemons daemons), heal: $(grep -c . "$WORK/heal.txt") actions"
+else
+  echo "SKIP f: no $LAZYFS (libfuse3-dev) or no /dev/fuse"
+fi
 
 echo "PASS: e2e_ssh_run in $(($(date +%s) - start_all)) s"
