@@ -9,7 +9,9 @@
 # tools (sh, coreutils, setsid, kill, pgrep, iptables), this build's raftkv
 # and faultline-netdelay (so every image runs the raftkv target and the
 # delay fault: a run copies the controller's own binaries in, the image
-# brings the libraries they load) and libfaketime (clock faults), plus:
+# brings the libraries they load), libfaketime (clock faults) and, when DIR
+# holds faultline-lazyfs, it with libfuse3, umount and tar (disk faults; the
+# containers also need --device /dev/fuse --cap-add SYS_ADMIN), plus:
 #
 #   raftkv     Debian's python3 with its standard library (status and ready
 #              commands of `target: process` configs, such as
@@ -40,7 +42,7 @@ while [ $# -gt 0 ]; do
     --docker-host) docker_args=(--docker-host "$2"); shift 2 ;;
     --build) build="$2"; shift 2 ;;
     --prefix) prefix="$2"; shift 2 ;;
-    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
     all) targets+=(raftkv etcd redis zookeeper); shift ;;
     raftkv|etcd|redis|zookeeper) targets+=("$1"); shift ;;
     *) echo "build-images: unknown target or option '$1' (raftkv, etcd, redis, zookeeper, all)" >&2; exit 2 ;;
@@ -59,6 +61,18 @@ done
 faketime_dir=/usr/lib/x86_64-linux-gnu/faketime
 common=("$build/raftkv=/usr/local/bin/raftkv"
         "$build/faultline-netdelay=/usr/local/bin/faultline-netdelay")
+# The disk faults (docs/disk-faults.md): a run copies its faultline-lazyfs
+# into the containers; the image brings libfuse3 (loaded by this build's
+# copy), umount for the heal and tar for keeping the disks. Left out when
+# this build has no faultline-lazyfs (no libfuse3-dev).
+if [ -x "$build/faultline-lazyfs" ]; then
+  common+=("$build/faultline-lazyfs=/usr/local/bin/faultline-lazyfs")
+  for b in umount tar; do
+    path="$(PATH=/usr/sbin:/usr/bin:/sbin:/bin type -P "$b" || true)"
+    [ -n "$path" ] || { echo "build-images: no $b on this machine" >&2; exit 1; }
+    common+=("$path=/usr/bin/$b")
+  done
+fi
 for f in "$faketime_dir"/libfaketime.so.1 "$faketime_dir"/libfaketimeMT.so.1; do
   if [ ! -r "$f" ]; then
     echo "build-images: no $f (apt-get install libfaketime)" >&2

@@ -25,13 +25,20 @@
 # during a partition and a delay is healed by `faultline heal` from its
 # ledger alone (rules, raftkv and netdelay processes and work directories in
 # the containers), and a stopped container is refused before anything
-# starts. Everything it made
+# starts. Then the disk faults (when faultline-lazyfs is built): the
+# containers made again with --device /dev/fuse --cap-add SYS_ADMIN, a 6 s
+# raftkv run with power-loss of a majority through faultline-lazyfs copied
+# into them, valid, every loss restored, no mount or daemon left, and a
+# controller SIGKILLed during a power loss healed (about 60 s under load).
+# Everything it made
 # (containers, network, image, engine data, the engine itself) is removed on
 # exit.
 # Needs: root, docker.io (dockerd, docker), python3, libfaketime, etcd
 # (etcd-server), the raftkv and faultline-netdelay binaries next to
-# faultline. Installs nothing. About 130-150 s (110 s without the process
-# phase; python3 in the etcd image adds about 4 s to its build).
+# faultline; the disk phase faultline-lazyfs next to faultline and /dev/fuse
+# (skipped without). Installs nothing. About 130-150 s without the disk
+# phase (110 s without the process phase; python3 in the etcd image adds
+# about 4 s to its build), 220 s with it on a loaded 2-core machine.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_docker.sh"
 require_root
@@ -343,6 +350,83 @@ set -e
 grep -q "faultline-n3 is not running" "$WORK/stopped.txt" \
   || { cat "$WORK/stopped.txt" >&2; fail "the stopped container was not named"; }
 
+# --- the disk faults in containers that take FUSE ---------------------------
+# faultline-lazyfs copied into the containers and mounted over each data
+# directory (the image has libfuse3, umount and tar when this build has
+# faultline-lazyfs): the containers are made again with /dev/fuse and
+# SYS_ADMIN, a 6 s raftkv run with power-loss of a majority is valid with
+# every loss restored and some held write dropped, and no mount or daemon
+# is left; then a controller SIGKILLed during a power loss is healed.
+LAZYFS="$(dirname "$FAULTLINE_BIN")/faultline-lazyfs"
+# lazyfs_in_containers: faultline-lazyfs mounts and live daemons, summed
+# over the three containers.
+lazyfs_in_containers() {
+  local n m=0 d=0
+  for n in 1 2 3; do
+    m=$((m + $(docker exec "faultline-n$n" cat /proc/self/mounts | grep -c ' fuse.faultline-lazyfs ' || true)))
+    d=$((d + $(docker exec "faultline-n$n" ps -eo stat=,comm= | awk '$1 !~ /^Z/ && $2 == "faultline-lazyf"' | wc -l)))
+  done
+  echo "$m $d"
+}
+if [ -x "$LAZYFS" ] && [ -c /dev/fuse ]; then
+  for n in 1 2 3; do
+    docker rm -f "faultline-n$n" >/dev/null
+    docker run -d --init --name "faultline-n$n" --hostname "n$n" --network "$NET" \
+      --cap-add NET_ADMIN --cap-add SYS_ADMIN --device /dev/fuse "$IMAGE" >/dev/null ||
+      fail "docker run faultline-n$n with /dev/fuse failed"
+  done
+  cat >"$WORK/disk.yaml" <<YAML
+name: docker-disk
+time_limit: 6
+recovery: 2
+cluster: {nodes: 3, network: $NET}
+target: {name: raftkv}
+workload: {name: register, keys: 3, concurrency: 4, rate: 60, op_timeout_ms: 1000}
+nemesis: {faults: [power-loss], interval: 1, duration: 1, targets: [majority]}
+YAML
+  set +e
+  "$FAULTLINE_BIN" run "$WORK/disk.yaml" --cluster docker --seed 5 \
+    --store "$STORE" --index-dir "$INDEX" >"$WORK/disk.txt" 2>&1
+  rc=$?
+  set -e
+  drun="$STORE/docker-disk/latest"
+  [ "$rc" -eq 0 ] || { tail -n 40 "$WORK/disk.txt" >&2; fail "the disk run over docker exited $rc, expected 0 (valid)"; }
+  [ "$(json_get "$drun/results.json" "j['valid']")" = valid ] || fail "the disk run's verdict is not valid"
+  validate_results "$drun/results.json"
+  faults_paired disk "$drun" power-loss
+  dropped=$("$PY" -c "import json,sys
+t=0
+for l in open(sys.argv[1]):
+    e=json.loads(l)
+    if e.get('type')=='info' and e.get('f')=='start-power-loss':
+        t+=sum(n['dropped_writes'] for n in e['value']['disk'].values())
+print(t)" "$drun/history.jsonl")
+  [ "$dropped" -gt 0 ] || fail "disk: no power loss dropped a write"
+  all_healed "$drun" mount || fail "disk: mount entries not all healed"
+  [ "$(lazyfs_in_containers)" = "0 0" ] || fail "disk: mounts and daemons left: $(lazyfs_in_containers)"
+  check_clean "after the disk run"
+  sed -e 's/^name: .*/name: docker-disk-kill/' -e 's/^time_limit: .*/time_limit: 600/' \
+    -e 's/duration: 1,/duration: 600,/' "$WORK/disk.yaml" >"$WORK/disk-kill.yaml"
+  "$FAULTLINE_BIN" run "$WORK/disk-kill.yaml" --cluster docker --store "$STORE" \
+    --index-dir "$INDEX" >"$WORK/out.txt" 2>&1 &
+  pid=$!
+  dkrun="$STORE/docker-disk-kill/latest"
+  await_history "$pid" "$dkrun" '"type":"info","f":"start-power-loss"' "the power loss"
+  kill -9 "$pid"
+  wait "$pid" 2>/dev/null || true
+  pid=""
+  before=$(lazyfs_in_containers)
+  [ "$before" = "3 3" ] || fail "disk: expected 3 mounts and 3 daemons before heal, got $before"
+  "$FAULTLINE_BIN" heal "$dkrun" >"$WORK/heal.txt" 2>&1 ||
+    { cat "$WORK/heal.txt" >&2; fail "faultline heal of the disk run exited non-zero"; }
+  [ "$(lazyfs_in_containers)" = "0 0" ] || fail "disk: after heal: $(lazyfs_in_containers)"
+  check_clean "after heal of the disk run"
+  echo "disk: $dropped writes dropped by power losses; heal after SIGKILL removed 3 mounts"
+else
+  echo "disk: skipped (no $LAZYFS or no /dev/fuse)"
+fi
+t_disk=$(date +%s)
+
 # --- the Redis and ZooKeeper images build here and their programs start ---
 # (scripts/nightly-docker.sh runs them for real; this keeps CI short.)
 "$FAULTLINE_SOURCE_DIR/docker/build-images.sh" --build "$(dirname "$FAULTLINE_BIN")" \
@@ -366,5 +450,5 @@ echo "e2e_docker: ok (engine $((t_engine - t0)) s, image $((t_image - t_engine))
   "run $((t_run - t_image)) s: $ok_ops ok ops, $faults faults ($parts partitions);" \
   "etcd $((t_etcd - t_run)) s: $etcd_ops ok ops;" \
   "process $((t_process - t_etcd)) s: $process_ops ok ops;" \
-  "sigkill+heal $((t_heal - t_process)) s; redis+zookeeper images" \
-  "$((t_images - t_heal)) s; total $(( $(date +%s) - t0 )) s)"
+  "sigkill+heal $((t_heal - t_process)) s; disk $((t_disk - t_heal)) s;" \
+  "redis+zookeeper images $((t_images - t_disk)) s; total $(( $(date +%s) - t0 )) s)"
