@@ -15,20 +15,22 @@
 #include "nemesis/scenarios/vote_watch.h"
 
 namespace faultline::nemesis {
+
+checkers::Value NodeNames(const std::vector<harness::Node>& nodes,
+                          const std::vector<int>& indices) {
+  checkers::Value::List out;
+  for (int i : indices)
+    out.push_back(
+        checkers::Value::String(nodes[static_cast<std::size_t>(i)].name));
+  return checkers::Value::MakeList(std::move(out));
+}
+
 namespace {
 
 using checkers::Value;
 using harness::Fail;
 using harness::Result;
 using harness::Status;
-
-Value Names(const std::vector<harness::Node>& nodes,
-            const std::vector<int>& indices) {
-  Value::List out;
-  for (int i : indices)
-    out.push_back(Value::String(nodes[static_cast<std::size_t>(i)].name));
-  return Value::MakeList(std::move(out));
-}
 
 // The NFQUEUE number the delay rules use in every node namespace (queues
 // are per namespace, so one number serves all nodes).
@@ -181,11 +183,11 @@ Result<Value> NetnsNemesis::StartPartition(const harness::FaultStep& step) {
   }
   Value::List components;
   for (const auto& c : partition->components)
-    components.push_back(Names(nodes, c));
+    components.push_back(NodeNames(nodes, c));
   Value::Object grudge;
   for (const auto& [who, dropped] : partition->grudge)
     grudge.emplace_back(nodes[static_cast<std::size_t>(who)].name,
-                        Names(nodes, {dropped.begin(), dropped.end()}));
+                        NodeNames(nodes, {dropped.begin(), dropped.end()}));
   Value::Object out = {{"kind", Value::String("partition")},
                        {"shape", Value::String(step.selector)},
                        {"components", Value::MakeList(std::move(components))},
@@ -275,7 +277,7 @@ Result<Value> NetnsNemesis::StartProcessFault(const harness::FaultStep& step) {
   }
   Value::Object out = {{"kind", Value::String(step.kind)},
                        {"selector", Value::String(step.selector)},
-                       {"nodes", Names(nodes, *chosen)}};
+                       {"nodes", NodeNames(nodes, *chosen)}};
   if (step.selector == "leader")
     out.emplace_back("leader_known", Value::Bool(leader_known));
   return Value::MakeObject(std::move(out));
@@ -373,7 +375,7 @@ Result<Value> NetnsNemesis::StartKillVoter(const harness::FaultStep& step) {
   Value::Object out = {
       {"kind", Value::String(step.kind)},
       {"selector", Value::String(step.selector)},
-      {"nodes", Names(nodes, *chosen)},
+      {"nodes", NodeNames(nodes, *chosen)},
       {"term", Value::Int(base_term)},
       {"voter",
        watch.voter
@@ -419,7 +421,7 @@ Result<Value> NetnsNemesis::StartDelay(const harness::FaultStep& step) {
   }
   Value::Object out = {{"kind", Value::String("delay")},
                        {"selector", Value::String(step.selector)},
-                       {"nodes", Names(nodes, *chosen)},
+                       {"nodes", NodeNames(nodes, *chosen)},
                        {"delay_ms", Value::Int(step.delay_ms)}};
   if (step.selector == "leader" || step.selector == "follower")
     out.emplace_back("leader_known", Value::Bool(leader_known));
@@ -569,7 +571,7 @@ Result<Value> NetnsNemesis::StopLocked() {
       : kind == "pause" ? "resumed"
                         : "restarted";
   Value::Object out = {{"kind", Value::String(kind)},
-                       {verb, Names(nodes, done)}};
+                       {verb, NodeNames(nodes, done)}};
   // loss, partition: packets dropped per node; clock: fake - real per node
   // after heal.
   if (!details.empty())

@@ -54,6 +54,11 @@ class LazyfsNodes;  // nemesis/disk/lazyfs_nodes.h
 }
 class SystemClock;  // nemesis/clock/sysclock.h
 
+// The names of nodes[i] for each i of `indices`, as a JSON list (the
+// "nodes" of a fault's value).
+checkers::Value NodeNames(const std::vector<harness::Node>& nodes,
+                          const std::vector<int>& indices);
+
 class NetnsNemesis : public harness::Nemesis {
  public:
   static constexpr std::chrono::milliseconds kVoterWatchLimit{3000};

@@ -19,14 +19,6 @@ namespace {
 
 using checkers::Value;
 
-Value NameList(const std::vector<harness::Node>& nodes,
-               const std::vector<int>& indices) {
-  Value::List out;
-  for (int i : indices)
-    out.push_back(Value::String(nodes[static_cast<std::size_t>(i)].name));
-  return Value::MakeList(std::move(out));
-}
-
 }  // namespace
 
 void NetnsNemesis::SetSystemClock(std::unique_ptr<SystemClock> clock,
@@ -74,7 +66,7 @@ harness::Result<Value> NetnsNemesis::StartSystemClock(
     break;
   }
   Value::List kernels;
-  for (const auto& k : move->kernels) kernels.push_back(NameList(nodes, k));
+  for (const auto& k : move->kernels) kernels.push_back(NodeNames(nodes, k));
   Value::Object now_ms;
   for (const auto& [n, ms] : move->offset_ms)
     now_ms.emplace_back(nodes[static_cast<std::size_t>(n)].name,
@@ -82,7 +74,7 @@ harness::Result<Value> NetnsNemesis::StartSystemClock(
   Value::Object out = {{"kind", Value::String(step.kind)},
                        {"mode", Value::String("system")},
                        {"selector", Value::String(step.selector)},
-                       {"nodes", NameList(nodes, *chosen)}};
+                       {"nodes", NodeNames(nodes, *chosen)}};
   if (strobe) {
     out.emplace_back("delta_ms", Value::Int(step.clock_strobe_delta_ms));
     out.emplace_back("period_ms", Value::Int(step.clock_strobe_period_ms));
@@ -91,7 +83,7 @@ harness::Result<Value> NetnsNemesis::StartSystemClock(
     out.emplace_back("rate", Value::Double(1.0));
   }
   out.emplace_back("monotonic", Value::Bool(false));
-  out.emplace_back("moved", NameList(nodes, move->moved));
+  out.emplace_back("moved", NodeNames(nodes, move->moved));
   out.emplace_back("kernels", Value::MakeList(std::move(kernels)));
   out.emplace_back("controller_moved", Value::Bool(move->controller_moved));
   out.emplace_back("clock_ms", Value::MakeObject(std::move(now_ms)));

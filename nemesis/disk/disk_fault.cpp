@@ -24,14 +24,6 @@ Value Counts(const Value& answer) {
   return Value::MakeObject(std::move(out));
 }
 
-Value NodeNames(const std::vector<harness::Node>& nodes,
-                const std::vector<int>& indices) {
-  Value::List out;
-  for (int i : indices)
-    out.push_back(Value::String(nodes[static_cast<std::size_t>(i)].name));
-  return Value::MakeList(std::move(out));
-}
-
 std::string SetCommand(const harness::FaultStep& s) {
   if (s.kind == "fsync-error")
     return "fsync-error " + std::to_string(s.fsync_errors);
