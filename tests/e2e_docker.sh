@@ -25,8 +25,8 @@
 # during a partition and a delay is healed by `faultline heal` from its
 # ledger alone (rules, raftkv and netdelay processes and work directories in
 # the containers), and a stopped container is refused before anything
-# starts. Then the disk faults (when faultline-lazyfs is built): the
-# containers made again with --device /dev/fuse --cap-add SYS_ADMIN, a 6 s
+# starts. Then the disk faults (when faultline-lazyfs is built): refused
+# (254) in containers without /dev/fuse; the containers made again with --device /dev/fuse --cap-add SYS_ADMIN, a 6 s
 # raftkv run with power-loss of a majority through faultline-lazyfs copied
 # into them, valid, every loss restored, no mount or daemon left, and a
 # controller SIGKILLed during a power loss healed (about 60 s under load).
@@ -353,7 +353,8 @@ grep -q "faultline-n3 is not running" "$WORK/stopped.txt" \
 # --- the disk faults in containers that take FUSE ---------------------------
 # faultline-lazyfs copied into the containers and mounted over each data
 # directory (the image has libfuse3, umount and tar when this build has
-# faultline-lazyfs): the containers are made again with /dev/fuse and
+# faultline-lazyfs). Containers without /dev/fuse are refused (254, the node
+# named); then the containers are made again with /dev/fuse and
 # SYS_ADMIN, a 6 s raftkv run with power-loss of a majority is valid with
 # every loss restored and some held write dropped, and no mount or daemon
 # is left; then a controller SIGKILLed during a power loss is healed.
@@ -369,12 +370,6 @@ lazyfs_in_containers() {
   echo "$m $d"
 }
 if [ -x "$LAZYFS" ] && [ -c /dev/fuse ]; then
-  for n in 1 2 3; do
-    docker rm -f "faultline-n$n" >/dev/null
-    docker run -d --init --name "faultline-n$n" --hostname "n$n" --network "$NET" \
-      --cap-add NET_ADMIN --cap-add SYS_ADMIN --device /dev/fuse "$IMAGE" >/dev/null ||
-      fail "docker run faultline-n$n with /dev/fuse failed"
-  done
   cat >"$WORK/disk.yaml" <<YAML
 name: docker-disk
 time_limit: 6
@@ -384,6 +379,23 @@ target: {name: raftkv}
 workload: {name: register, keys: 3, concurrency: 4, rate: 60, op_timeout_ms: 1000}
 nemesis: {faults: [power-loss], interval: 1, duration: 1, targets: [majority]}
 YAML
+  # The containers made without /dev/fuse: refused before anything starts.
+  docker start faultline-n3 >/dev/null
+  set +e
+  "$FAULTLINE_BIN" run "$WORK/disk.yaml" --cluster docker \
+    --store "$STORE" --index-dir "$INDEX" >"$WORK/nofuse.txt" 2>&1
+  rc=$?
+  set -e
+  [ "$rc" -eq 254 ] || { tail -n 20 "$WORK/nofuse.txt" >&2; fail "disk faults in containers without /dev/fuse exited $rc, expected 254"; }
+  grep -q "n1 has no /dev/fuse" "$WORK/nofuse.txt" ||
+    { cat "$WORK/nofuse.txt" >&2; fail "the refusal does not name n1 and /dev/fuse"; }
+  check_clean "after the refused disk run"
+  for n in 1 2 3; do
+    docker rm -f "faultline-n$n" >/dev/null
+    docker run -d --init --name "faultline-n$n" --hostname "n$n" --network "$NET" \
+      --cap-add NET_ADMIN --cap-add SYS_ADMIN --device /dev/fuse "$IMAGE" >/dev/null ||
+      fail "docker run faultline-n$n with /dev/fuse failed"
+  done
   set +e
   "$FAULTLINE_BIN" run "$WORK/disk.yaml" --cluster docker --seed 5 \
     --store "$STORE" --index-dir "$INDEX" >"$WORK/disk.txt" 2>&1
