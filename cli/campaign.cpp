@@ -683,7 +683,7 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
       std::error_code ec;
       std::filesystem::remove_all(disk_keep, ec);
     } else if (disk) {
-      spdlog::info("the nodes' disks as they were at the end: {}", disk_keep);
+      spdlog::info("the nodes' disks (synced at the end) are kept in {}", disk_keep);
     }
     summary.phases.push_back({"check", Seconds(t_check, Clock::now())});
   } else {

@@ -39,6 +39,9 @@ v=json.load(sys.stdin); print(sum(n['dropped_writes'] for n in v['disk'].values(
 [ "$dropped" -gt 0 ] || fail "the first power loss dropped nothing"
 for n in n1 n2 n3; do
   [ -d "$RUN/disk/$n" ] || fail "the run is invalid but $RUN/disk/$n was not kept"
+  # Synced before it was kept: the node's log is there, not only its name.
+  [ -n "$(find "$RUN/disk/$n" -type f -size +0 -print -quit)" ] ||
+    fail "$RUN/disk/$n holds no data"
 done
 [ -z "$(lazyfs_mounts_under "$(ledger_values "$RUN/ledger.jsonl" dir name)")" ] ||
   fail "a lazy file system is still mounted"

@@ -250,6 +250,17 @@ Status LazyfsNodes::StopOne(MountState& m, const std::string& keep_dir) {
   const harness::Node& node = m.node;
   const bool remote = IsRemote(node);
   std::string problems;
+  // The processes stopped: everything they wrote goes to the backing, so a
+  // kept disk shows the files as the system left them (the daemon would
+  // otherwise crash its cache on exit, as `drop` does).
+  if (m.pid > 0 && !keep_dir.empty()) {
+    auto synced = Run(
+        node, {m.binary, "ctl", LazyDir(m.data_dir) + "/control.sock", "sync"},
+        60000);
+    if (!synced.ok())
+      problems +=
+          " sync before keeping: " + harness::DescribeResult(synced) + ";";
+  }
   if (m.pid > 0) {
     if (remote) {
       (void)node.remote->Signal(m.pid, SIGTERM);

@@ -78,8 +78,9 @@ class LazyfsNodes {
 
   // Stops every daemon (SIGTERM: the daemon unmounts; held writes are
   // discarded), unmounts what is still mounted, marks the ledger entries
-  // healed. With `keep_dir`, first copies each node's backing directory to
-  // <keep_dir>/<node>/ (what the disk held: for a run that ended invalid).
+  // healed. With `keep_dir`, first makes everything durable (`sync`: the
+  // files as the system left them) and afterwards copies each node's
+  // backing directory to <keep_dir>/<node>/ (for a run that ended invalid).
   // Tries every node; the error names each that failed. Idempotent.
   harness::Status UnmountAll(const std::string& keep_dir);
 
