@@ -683,7 +683,8 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
       std::error_code ec;
       std::filesystem::remove_all(disk_keep, ec);
     } else if (disk) {
-      spdlog::info("the nodes' disks (synced at the end) are kept in {}", disk_keep);
+      spdlog::info("the nodes' disks (synced at the end) are kept in {}",
+                   disk_keep);
     }
     summary.phases.push_back({"check", Seconds(t_check, Clock::now())});
   } else {
