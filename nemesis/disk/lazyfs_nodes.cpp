@@ -153,10 +153,12 @@ Status LazyfsNodes::Mount(const harness::Node& node,
   if (m.mount_seq < 0)
     return Fail("cannot write the fault ledger " + ledger_.path());
 
-  const std::vector<std::string> argv = {
-      binary,    "mount",  "--backing",   backing,
-      "--trash", trash,    "--control",   sock,
-      "--mount", data_dir, "--namespace", namespace_mode_};
+  std::vector<std::string> argv = {binary,      "mount",       "--backing",
+                                   backing,     "--trash",     trash,
+                                   "--control", sock,          "--mount",
+                                   data_dir,    "--namespace", namespace_mode_};
+  argv.push_back("--log");
+  argv.push_back(LogPath(node, data_dir));
   harness::LedgerEntry proc;
   proc.kind = "process";
   proc.node = node.name;
