@@ -42,6 +42,7 @@ IoResult<WriteCache::File*> WriteCache::HeldFile(FileId file) {
 
 void WriteCache::Hold(File& f, Op op) {
   op.seq = next_seq_++;
+  op.held_at = options_.clock();
   if (op.truncate) {
     f.size = op.offset;
   } else {
@@ -108,9 +109,16 @@ void WriteCache::Discard(FileId file) {
 }
 
 void WriteCache::Evict() {
-  while ((held_bytes_ > options_.max_held_bytes ||
-          held_writes_ > options_.max_held_writes) &&
-         !files_.empty()) {
+  WriteBackOldest([this](const Op&) {
+    return held_bytes_ > options_.max_held_bytes ||
+           held_writes_ > options_.max_held_writes;
+  });
+}
+
+std::uint64_t WriteCache::WriteBackOldest(
+    const std::function<bool(const Op&)>& more) {
+  std::uint64_t n = 0;
+  while (!files_.empty()) {
     auto oldest = files_.begin();
     for (auto it = files_.begin(); it != files_.end(); ++it) {
       if (it->second.ops.front().seq < oldest->second.ops.front().seq) {
@@ -119,6 +127,8 @@ void WriteCache::Evict() {
     }
     File& f = oldest->second;
     const Op& op = f.ops.front();
+    if (!more(op)) break;
+    ++n;
     ++counters_.evicted_writes;
     auto written = WriteBack(oldest->first, op);
     if (written) {
@@ -132,6 +142,14 @@ void WriteCache::Evict() {
     PopFront(f);
     if (f.ops.empty()) files_.erase(oldest);
   }
+  return n;
+}
+
+std::uint64_t WriteCache::WriteBackOlderThan(std::chrono::milliseconds age) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto cutoff = options_.clock() - age;
+  return WriteBackOldest(
+      [cutoff](const Op& op) { return op.held_at <= cutoff; });
 }
 
 IoStatus WriteCache::Write(FileId file, std::uint64_t offset,
@@ -158,7 +176,7 @@ IoStatus WriteCache::Write(FileId file, std::uint64_t offset,
   if (!durable) {
     auto f = HeldFile(file);
     if (!f) return f.failure();
-    Hold(**f, Op{0, false, offset, std::string(data)});
+    Hold(**f, Op{0, false, offset, std::string(data), {}});
     Evict();
     return IoOk();
   }
@@ -278,7 +296,7 @@ IoStatus WriteCache::Truncate(FileId file, std::uint64_t size) {
   std::lock_guard lock(mu_);
   auto f = HeldFile(file);
   if (!f) return f.failure();
-  Hold(**f, Op{0, true, size, {}});
+  Hold(**f, Op{0, true, size, {}, {}});
   Evict();
   return IoOk();
 }

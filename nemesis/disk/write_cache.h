@@ -32,6 +32,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -47,6 +48,10 @@ struct CacheOptions {
   // held writes (of any file) are written back until it does not.
   std::uint64_t max_held_bytes = 64ull << 20;
   std::uint64_t max_held_writes = 1u << 16;
+  // When a write was held, for WriteBackOlderThan (injected for tests).
+  std::function<std::chrono::steady_clock::time_point()> clock = [] {
+    return std::chrono::steady_clock::now();
+  };
 };
 
 // One flipped bit: byte `offset` of `file`, bit `bit` (0 = least
@@ -125,6 +130,13 @@ class WriteCache {
   // not apply. Returns the first error; the other files are still synced.
   IoStatus SyncAll();
 
+  // Writes back (oldest first, as the memory bound does) every held write
+  // that was held at least `age` ago, as a kernel writes dirty pages back
+  // once they are older than its expiry (Linux: dirty_expire_centisecs,
+  // 30 s by default); the daemon calls it periodically when asked to. A
+  // crash then loses only what is younger. Returns how many were written.
+  std::uint64_t WriteBackOlderThan(std::chrono::milliseconds age);
+
   // Crash-style faults. After each, nothing is held.
   // Forgets every held write: what survives is what the backing has.
   CrashReport DropAll();
@@ -163,6 +175,7 @@ class WriteCache {
     bool truncate = false;
     std::uint64_t offset = 0;  // the new size for a truncate
     std::string data;
+    std::chrono::steady_clock::time_point held_at;  // set by Hold
   };
   struct File {
     std::deque<Op> ops;
@@ -182,6 +195,9 @@ class WriteCache {
   // With mu_ held: no file holds anything any more (after a crash fault).
   void ForgetAll();
   void Evict();
+  // With mu_ held: writes back the oldest held write while `more(it)`
+  // says so; returns how many.
+  std::uint64_t WriteBackOldest(const std::function<bool(const Op&)>& more);
 
   Backing& backing_;
   const CacheOptions options_;
