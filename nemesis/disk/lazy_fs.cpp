@@ -14,12 +14,15 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <ctime>
 #include <iostream>
+#include <mutex>
 #include <thread>
 
 #include "nemesis/disk/control.h"
@@ -510,10 +513,40 @@ int RunLazyFs(const LazyFsOptions& o) {
     return SetupError(started.error());
   }
   state.Log("mounted " + o.mount + " over " + o.backing);
+  // Write-back by age (--writeback-ms): a thread that wakes a few times per
+  // period and writes back what expired.
+  std::mutex writeback_mu;
+  std::condition_variable writeback_cv;
+  bool writeback_stop = false;
+  std::thread writeback;
+  if (o.writeback_ms > 0) {
+    writeback = std::thread([&] {
+      const auto age = std::chrono::milliseconds(o.writeback_ms);
+      const auto period = std::min<std::chrono::milliseconds>(
+          std::chrono::milliseconds(1000),
+          std::max<std::chrono::milliseconds>(std::chrono::milliseconds(1),
+                                              age / 4));
+      std::unique_lock<std::mutex> lock(writeback_mu);
+      while (!writeback_cv.wait_for(lock, period,
+                                    [&] { return writeback_stop; })) {
+        lock.unlock();
+        (void)state.cache().WriteBackOlderThan(age);
+        lock.lock();
+      }
+    });
+  }
   fuse_loop_config* loop = fuse_loop_cfg_create();
   fuse_loop_cfg_set_max_threads(loop, 16);
   const int rc = fuse_loop_mt(f, loop);
   fuse_loop_cfg_destroy(loop);
+  if (writeback.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(writeback_mu);
+      writeback_stop = true;
+    }
+    writeback_cv.notify_all();
+    writeback.join();
+  }
   server.Stop();
   state.set_fuse(nullptr);
   fuse_unmount(f);

@@ -32,6 +32,10 @@ struct LazyFsOptions {
   std::string log;      // appended to when not empty
   CommitMode namespace_mode = CommitMode::kDirFsync;
   std::uint64_t max_held_mb = 64;
+  // > 0: held writes older than this are written back (not fsynced), as a
+  // kernel writes dirty pages back once they expire; 0: only fsync, O_SYNC
+  // and the memory bound write back.
+  std::uint64_t writeback_ms = 0;
 };
 
 // Mounts, serves the control socket and the file system until SIGTERM or

@@ -19,7 +19,7 @@ constexpr const char* kHelp =
 Usage:
   faultline-lazyfs mount --backing DIR --trash DIR --control SOCKET --mount DIR
                    [--log FILE] [--namespace dir-fsync|any-fsync]
-                   [--max-held-mb N]
+                   [--max-held-mb N] [--writeback-ms N]
   faultline-lazyfs ctl SOCKET COMMAND [ARGS...]
   faultline-lazyfs --help
 
@@ -33,7 +33,10 @@ mount: mounts DIR (absolute, existing, empty) over the backing DIR and runs in
   default_permissions, no attribute or entry caching).
   Data: writes are held in memory until fsync/fdatasync of the file (or
   O_SYNC/O_DSYNC, or the memory bound --max-held-mb, default 64, past which
-  the oldest are written back). close is no sync; fallocate: EOPNOTSUPP.
+  the oldest are written back), or, with --writeback-ms N, once they were
+  held N ms (as a kernel writes expired dirty pages back; written back is not
+  fsynced, but a crash no longer loses it). close is no sync; fallocate:
+  EOPNOTSUPP.
   Namespace (create, mkdir, unlink, rmdir, rename, link, symlink): applied at
   once and journaled; durable on fsync of the directory holding the new name
   (dir-fsync, the default; rename: the destination's directory) or on any
@@ -95,6 +98,13 @@ int Mount(const std::vector<std::string>& args) {
         return Usage("--max-held-mb takes a number of MiB >= 1, got " + v);
       }
       o.max_held_mb = n;
+    } else if (a == "--writeback-ms") {
+      char* end = nullptr;
+      const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+      if (v.empty() || *end != '\0' || n > 3600000) {
+        return Usage("--writeback-ms takes 0..3600000 ms, got " + v);
+      }
+      o.writeback_ms = n;
     } else {
       return Usage("unknown option " + a);
     }
