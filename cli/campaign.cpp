@@ -496,6 +496,7 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
     disk = std::make_unique<nemesis::disk::LazyfsNodes>(
         **ledger, spec.nemesis.disk_namespace);
     disk->SetNodeDir(target_dir);
+    disk->SetWritebackMs(spec.nemesis.disk_writeback_ms);
     if (auto s = disk->Prepare(cluster->nodes()); !s.ok()) {
       if (auto d = cluster->Destroy(); !d.ok())
         spdlog::error("cluster: {}", d.error());

@@ -580,6 +580,7 @@ std::string DescribeSpec(const TestSpec& s) {
     o += "  fsync_errors: " + std::to_string(n.fsync_errors) + "\n";
     o += "  disk_latency_ms: " + std::to_string(n.disk_latency_ms) + "\n";
     o += "  disk_namespace: " + n.disk_namespace + "\n";
+    o += "  disk_writeback_ms: " + std::to_string(n.disk_writeback_ms) + "\n";
   }
   o += "checker:\n";
   o += "  timeout: " + FormatNumber(s.checker.timeout_s) + "\n";

@@ -15,13 +15,16 @@ TEST_CASE("disk faults: keys, defaults, round trip", "[config][disk]") {
   CHECK(d.spec->nemesis.fsync_errors == 1);
   CHECK(d.spec->nemesis.disk_latency_ms == 100);
   CHECK(d.spec->nemesis.disk_namespace == "dir-fsync");
+  CHECK(d.spec->nemesis.disk_writeback_ms == 0);
   CHECK_FALSE(UsesDiskFaults(d.spec->nemesis));
 
   LoadResult r = MustLoad(
       "name: x\ncluster: {nodes: 3}\ntarget: {name: raftkv}\n"
       "nemesis:\n  faults: [power-loss, torn-write, fsync-error, disk-full, "
       "slow-disk]\n  targets: [majority, all]\n  fsync_errors: 3\n"
-      "  disk_latency_ms: 250ms\n  disk_namespace: any-fsync\n");
+      "  disk_latency_ms: 250ms\n  disk_namespace: any-fsync\n"
+      "  disk_writeback_ms: 30s\n");
+  CHECK(r.spec->nemesis.disk_writeback_ms == 30000);
   CHECK(UsesDiskFaults(r.spec->nemesis));
   CHECK(r.spec->nemesis.fsync_errors == 3);
   CHECK(r.spec->nemesis.disk_latency_ms == 250);
@@ -56,10 +59,10 @@ TEST_CASE("disk faults on target: process need {data}", "[config][disk]") {
       "  processes:\n";
   const std::string nemesis =
       "nemesis: {faults: [power-loss], targets: [one]}\n";
-  ExpectError(head + "    - {name: db, argv: [mydb, --data, /var/lib/db]}\n" +
-                  nemesis,
-              {.message_has = {"{data}", "power loss would lose nothing"},
-               .hint_has = {"{data}"}});
+  ExpectError(
+      head + "    - {name: db, argv: [mydb, --data, /var/lib/db]}\n" + nemesis,
+      {.message_has = {"{data}", "power loss would lose nothing"},
+       .hint_has = {"{data}"}});
   MustLoad(head + "    - {name: db, argv: [mydb, --data, \"{dir}/data\"]}\n" +
            nemesis);
   MustLoad(head + "    - {name: db, argv: [mydb, --data, \"{data}\"]}\n" +

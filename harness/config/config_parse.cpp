@@ -154,6 +154,7 @@ const std::vector<std::pair<std::string, std::string>>& AllKeys() {
       {"nemesis", "fsync_errors"},
       {"nemesis", "disk_latency_ms"},
       {"nemesis", "disk_namespace"},
+      {"nemesis", "disk_writeback_ms"},
       {"checker", "timeout"},
       {"checker", "memory_limit_mb"},
       {"checker", "threads"},

@@ -118,6 +118,11 @@ void Parser::Nemesis(const Item& it) {
                [&](const Item& x) {
                  Millis(x, 1, 60000, &n.disk_latency_ms, "at most a minute");
                }},
+              {"disk_writeback_ms",
+               [&](const Item& x) {
+                 Millis(x, 0, 3600000, &n.disk_writeback_ms,
+                        "0 (never by age) to one hour; Linux: 30000");
+               }},
               {"disk_namespace",
                [&](const Item& x) {
                  static const std::vector<KnownName> kModes = {

@@ -390,6 +390,10 @@ struct NemesisSpec {
   // "dir-fsync" (when its directory is fsynced, as POSIX promises) or
   // "any-fsync" (at any later fsync, like ext4's journal).
   std::string disk_namespace = "dir-fsync";
+  // [disk_writeback_ms] > 0: a held write is written back (not fsynced)
+  // once it is this old, as a kernel writes expired dirty pages back (Linux:
+  // 30000); 0..3600000, 0 = only fsync, O_SYNC and the memory bound.
+  int disk_writeback_ms = 0;
   bool operator==(const NemesisSpec&) const = default;
 };
 

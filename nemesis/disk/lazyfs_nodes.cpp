@@ -157,6 +157,10 @@ Status LazyfsNodes::Mount(const harness::Node& node,
                                    backing,     "--trash",     trash,
                                    "--control", sock,          "--mount",
                                    data_dir,    "--namespace", namespace_mode_};
+  if (writeback_ms_ > 0) {
+    argv.push_back("--writeback-ms");
+    argv.push_back(std::to_string(writeback_ms_));
+  }
   argv.push_back("--log");
   argv.push_back(LogPath(node, data_dir));
   harness::LedgerEntry proc;

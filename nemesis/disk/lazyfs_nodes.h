@@ -56,6 +56,9 @@ class LazyfsNodes {
   void SetBinary(std::string path) { binary_ = std::move(path); }
   // The run's directory on remote nodes. Call before Prepare.
   void SetNodeDir(std::string dir) { node_dir_ = std::move(dir); }
+  // > 0: the daemons write held writes back once they are this old
+  // (--writeback-ms). Call before Mount.
+  void SetWritebackMs(int ms) { writeback_ms_ = ms; }
   std::string BinaryPath() const;
 
   // Checks that every node can take the file system (the binary runs there,
@@ -107,6 +110,7 @@ class LazyfsNodes {
   const std::string namespace_mode_;
   std::string binary_;
   std::string node_dir_;
+  int writeback_ms_ = 0;
   mutable std::mutex mu_;
   std::map<std::string, std::string> copies_;  // remote node -> binary there
   std::map<std::string, MountState> mounts_;   // node name -> its mount
