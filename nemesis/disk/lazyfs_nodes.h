@@ -68,7 +68,9 @@ class LazyfsNodes {
 
   // Mounts the file system over `data_dir` on `node` (created if missing;
   // its files are moved into the backing first) and returns once the daemon
-  // answers `status`, within 10 s. On failure, what was started is undone.
+  // answers `status`, within 10 s. On failure, a daemon that was started
+  // stays in the table (and the ledger): UnmountAll, or `faultline heal`,
+  // stops it and unmounts.
   harness::Status Mount(const harness::Node& node, const std::string& data_dir);
 
   // Sends `command` (e.g. "drop", "torn 7", "fsync-error 2") to the node's
