@@ -34,6 +34,28 @@ std::string LazyDir(const std::string& data_dir) {
   return data_dir + ".lazyfs";
 }
 
+std::string ControlSocket(const std::string& data_dir) {
+  return LazyDir(data_dir) + "/control.sock";
+}
+
+// `binary ctl SOCKET WORDS...` for one control command (words split on
+// spaces, as the daemon's ctl mode joins them again).
+std::vector<std::string> CtlArgv(const std::string& binary,
+                                 const std::string& data_dir,
+                                 const std::string& command) {
+  std::vector<std::string> argv = {binary, "ctl", ControlSocket(data_dir)};
+  std::string word;
+  for (char c : command + " ") {
+    if (c == ' ') {
+      if (!word.empty()) argv.push_back(word);
+      word.clear();
+    } else {
+      word += c;
+    }
+  }
+  return argv;
+}
+
 }  // namespace
 
 LazyfsNodes::LazyfsNodes(harness::Ledger& ledger, std::string namespace_mode)
@@ -128,7 +150,7 @@ Status LazyfsNodes::Mount(const harness::Node& node,
   const std::string lazy = LazyDir(data_dir);
   const std::string backing = lazy + "/backing";
   const std::string trash = lazy + "/trash";
-  const std::string sock = lazy + "/control.sock";
+  const std::string sock = ControlSocket(data_dir);
   auto step = [&](const std::vector<std::string>& argv) -> Status {
     auto r = Run(node, argv);
     if (r.ok()) return harness::Ok();
@@ -192,7 +214,7 @@ Status LazyfsNodes::Mount(const harness::Node& node,
 
   const auto deadline = std::chrono::steady_clock::now() + kReadyLimit;
   for (;;) {
-    auto r = Run(node, {binary, "ctl", sock, "status"}, 5000);
+    auto r = Run(node, CtlArgv(binary, data_dir, "status"), 5000);
     if (r.ok()) return harness::Ok();
     const bool alive = IsRemote(node) ? node.remote->Alive(m.pid)
                                       : harness::ProcessAlive(m.pid);
@@ -223,18 +245,7 @@ harness::Result<checkers::Value> LazyfsNodes::Control(
       return Fail("no lazy file system is mounted on " + node.name);
     m = it->second;
   }
-  std::vector<std::string> argv = {m.binary, "ctl",
-                                   LazyDir(m.data_dir) + "/control.sock"};
-  std::string word;
-  for (char c : command + " ") {
-    if (c == ' ') {
-      if (!word.empty()) argv.push_back(word);
-      word.clear();
-    } else {
-      word += c;
-    }
-  }
-  auto r = Run(node, argv, 60000);
+  auto r = Run(node, CtlArgv(m.binary, m.data_dir, command), 60000);
   const std::string line = Trim(r.out);
   checkers::Value answer;
   std::string error;
@@ -260,9 +271,7 @@ Status LazyfsNodes::StopOne(MountState& m, const std::string& keep_dir) {
   // kept disk shows the files as the system left them (the daemon would
   // otherwise crash its cache on exit, as `drop` does).
   if (m.pid > 0 && !keep_dir.empty()) {
-    auto synced = Run(
-        node, {m.binary, "ctl", LazyDir(m.data_dir) + "/control.sock", "sync"},
-        60000);
+    auto synced = Run(node, CtlArgv(m.binary, m.data_dir, "sync"), 60000);
     if (!synced.ok())
       problems +=
           " sync before keeping: " + harness::DescribeResult(synced) + ";";
