@@ -212,12 +212,7 @@ IoStatus NamespaceJournal::Mknod(std::string_view path, mode_t mode, dev_t dev,
     return Errno("mknod", path);
   }
   ChownNew(p->dir->fd, p->name, owner);
-  Record r;
-  r.kind = Kind::kCreate;
-  r.ino = InodeOf(p->dir->fd, p->name);
-  r.dir = p->dir;
-  r.name = p->name;
-  records_.push_back(std::move(r));
+  RecordMade(Kind::kCreate, *p);
   return IoOk();
 }
 
@@ -230,12 +225,7 @@ IoStatus NamespaceJournal::Mkdir(std::string_view path, mode_t mode,
     return Errno("mkdir", path);
   }
   ChownNew(p->dir->fd, p->name, owner);
-  Record r;
-  r.kind = Kind::kMkdir;
-  r.ino = InodeOf(p->dir->fd, p->name);
-  r.dir = p->dir;
-  r.name = p->name;
-  records_.push_back(std::move(r));
+  RecordMade(Kind::kMkdir, *p);
   return IoOk();
 }
 
@@ -249,12 +239,7 @@ IoStatus NamespaceJournal::Symlink(std::string_view target,
     return Errno("symlink", path);
   }
   ChownNew(p->dir->fd, p->name, owner);
-  Record r;
-  r.kind = Kind::kSymlink;
-  r.ino = InodeOf(p->dir->fd, p->name);
-  r.dir = p->dir;
-  r.name = p->name;
-  records_.push_back(std::move(r));
+  RecordMade(Kind::kSymlink, *p);
   return IoOk();
 }
 
@@ -266,13 +251,17 @@ IoStatus NamespaceJournal::Link(std::string_view from, std::string_view to) {
              0) != 0) {
     return Errno("link to", to);
   }
-  Record r;
-  r.kind = Kind::kLink;
-  r.ino = InodeOf(p->dir->fd, p->name);
-  r.dir = p->dir;
-  r.name = p->name;
-  records_.push_back(std::move(r));
+  RecordMade(Kind::kLink, *p);
   return IoOk();
+}
+
+void NamespaceJournal::RecordMade(Kind kind, const Parent& p) {
+  Record r;
+  r.kind = kind;
+  r.ino = InodeOf(p.dir->fd, p.name);
+  r.dir = p.dir;
+  r.name = p.name;
+  records_.push_back(std::move(r));
 }
 
 IoStatus NamespaceJournal::Unlink(std::string_view path) {

@@ -148,6 +148,9 @@ class NamespaceJournal {
   NamespaceJournal(int root_fd, int trash_fd, CommitMode mode);
   // With mu_ held: opens the parent directory of `path`.
   IoResult<Parent> ParentOf(std::string_view path);
+  // With mu_ held: records a create, mkdir, symlink or link of `p` (the
+  // inode now at p.name in p.dir, for the undo's check).
+  void RecordMade(Kind kind, const Parent& p);
   std::shared_ptr<Dir> DirFor(int fd);
   std::string TrashName();
   void Free(Record& r);
