@@ -28,6 +28,9 @@ cleanup() {
   exit "$rc"
 }
 trap cleanup EXIT
+# A command that fails outside a `|| fail` still says where (set -e alone
+# exits silently).
+trap 'echo "FAIL: line $LINENO: a command exited $?" >&2' ERR
 
 PEER_PORT=27101
 CLIENT_PORT=26391
