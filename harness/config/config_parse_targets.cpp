@@ -128,7 +128,8 @@ std::vector<FieldDef> Parser::RaftkvFields() {
              {"follower-lease-no-margin", "", 1},
              {"commit-old-terms", "", 1},
              {"lock-token-per-term", "", 1},
-             {"log-not-synced", "", 1}};
+             {"log-not-synced", "", 1},
+             {"txn-not-atomic", "", 1}};
          Enum(x, kUnsafe, "unsafe switch", &r.unsafe);
        }},
       {"binary", [&](const Item& x) { Text(x, false, &r.binary); }},

@@ -1,5 +1,6 @@
 #include "targets/raftkv/raftkv_client.h"
 
+#include <charconv>
 #include <chrono>
 #include <exception>
 #include <random>
@@ -91,9 +92,123 @@ std::string RaftkvClient::KeyFor(const Value& key) {
   }
 }
 
+std::string RaftkvClient::TxnKeyFor(const Value& key) {
+  if (key.is_string()) return "t/" + key.as_string();
+  if (key.is_int()) return "t/" + std::to_string(key.as_int());
+  return "";
+}
+
+Value RaftkvClient::DecodeElement(const std::string& s) {
+  std::int64_t v = 0;
+  const char* end = s.data() + s.size();
+  auto [ptr, ec] = std::from_chars(s.data(), end, v);
+  if (ec == std::errc() && ptr == end && std::to_string(v) == s) {
+    return Value::Int(v);
+  }
+  return Value::String(s);
+}
+
+std::optional<std::vector<std::string>> RaftkvClient::TxnCommand(
+    const Value& txn, std::string* error) {
+  if (!txn.is_list() || txn.as_list().empty()) {
+    *error = "txn value must be a non-empty list of [f, k, v]";
+    return std::nullopt;
+  }
+  std::vector<std::string> cmd = {"TXN"};
+  for (const Value& m : txn.as_list()) {
+    if (!m.is_list() || m.as_list().size() != 3 ||
+        !m.as_list()[0].is_string()) {
+      *error = "txn micro-op must be [f, k, v]: " + m.ToJson();
+      return std::nullopt;
+    }
+    const std::string& f = m.as_list()[0].as_string();
+    const std::string key = TxnKeyFor(m.as_list()[1]);
+    const Value& v = m.as_list()[2];
+    if (key.empty()) {
+      *error = "unsupported txn key " + m.as_list()[1].ToJson();
+      return std::nullopt;
+    }
+    if (f == "r") {
+      cmd.insert(cmd.end(), {"R", key, "-"});
+      continue;
+    }
+    if (f != "append" && f != "w") {
+      *error = "unsupported txn micro-op " + m.ToJson();
+      return std::nullopt;
+    }
+    std::string arg;
+    if (v.is_int()) {
+      arg = std::to_string(v.as_int());
+    } else if (v.is_string()) {
+      arg = v.as_string();
+    } else {
+      *error = "txn value must be an integer or string: " + m.ToJson();
+      return std::nullopt;
+    }
+    cmd.insert(cmd.end(), {f == "w" ? "W" : "APPEND", key, std::move(arg)});
+  }
+  return cmd;
+}
+
+std::optional<Value> RaftkvClient::TxnResult(const Value& txn,
+                                             const resp::Value& reply,
+                                             bool list_reads) {
+  if (!txn.is_list() || reply.kind != resp::Value::Kind::kArray ||
+      reply.array.size() != txn.as_list().size()) {
+    return std::nullopt;
+  }
+  Value::List out;
+  out.reserve(txn.as_list().size());
+  for (std::size_t i = 0; i < reply.array.size(); ++i) {
+    const Value& micro = txn.as_list()[i];
+    if (!micro.is_list() || micro.as_list().size() != 3 ||
+        !micro.as_list()[0].is_string()) {
+      return std::nullopt;
+    }
+    const Value::List& m = micro.as_list();
+    const resp::Value& e = reply.array[i];
+    if (m[0].as_string() != "r") {
+      if (e.kind != resp::Value::Kind::kSimple || e.str != "OK") {
+        return std::nullopt;
+      }
+      out.push_back(micro);
+      continue;
+    }
+    Value read;
+    switch (e.kind) {
+      case resp::Value::Kind::kNull:
+        read = list_reads ? Value::MakeList({}) : Value::Null();
+        break;
+      case resp::Value::Kind::kBulk:
+        read = DecodeElement(e.str);
+        break;
+      case resp::Value::Kind::kArray: {
+        Value::List elems;
+        elems.reserve(e.array.size());
+        for (const resp::Value& x : e.array) {
+          if (x.kind != resp::Value::Kind::kBulk) return std::nullopt;
+          elems.push_back(DecodeElement(x.str));
+        }
+        read = Value::MakeList(std::move(elems));
+        break;
+      }
+      default:
+        return std::nullopt;
+    }
+    out.push_back(Value::MakeList({m[0], m[1], std::move(read)}));
+  }
+  return Value::MakeList(std::move(out));
+}
+
 Completion RaftkvClient::Invoke(const Operation& op) noexcept {
   try {
     if (op.f == "read") return Read(op);
+    if (op.f == "txn") {
+      std::string error;
+      auto cmd = TxnCommand(op.value, &error);
+      if (!cmd) return Done(Outcome::kFail, op.value, error);
+      return Update(op, std::move(*cmd), Expect::kTxn);
+    }
     if (op.f == "acquire" || op.f == "renew" || op.f == "release") {
       return LockOp(op);
     }
@@ -251,6 +366,10 @@ Completion RaftkvClient::Update(const Operation& op,
     } else if (expect == Expect::kToken) {
       if (v.kind == resp::Value::Kind::kInteger) {
         return Done(Outcome::kOk, Value::Int(v.integer));
+      }
+    } else if (expect == Expect::kTxn) {
+      if (auto filled = TxnResult(op.value, v, options_.list_reads)) {
+        return Done(Outcome::kOk, std::move(*filled));
       }
     } else if (v.kind == resp::Value::Kind::kInteger) {
       if (v.integer == 1) return Done(Outcome::kOk, op.value);

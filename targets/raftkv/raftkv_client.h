@@ -1,4 +1,5 @@
-// RaftkvClient: a register client (read / write / cas) for one raftkv node,
+// RaftkvClient: a register client (read / write / cas), a lock client and a
+// transaction client (txn) for one raftkv node,
 // over RESP2 (docs/targets/raftkv.md). Keys are "r/<key>"; values are the
 // history value as JSON text (integers as decimal).
 //
@@ -26,6 +27,16 @@
 // re-acquire never gets an old hold's token back; renew and release use the
 // owner and TTL of this client's last acquire of that lock (fail
 // "not-held" when there was none).
+// Transactions (the list-append and rw-register workloads, checkers/txn):
+//   txn      value = [[f, k, v], ...] with f "append", "w" or "r"; one TXN
+//            command, TXN APPEND t/<k> v W t/<k> v R t/<k> - ... (k: string
+//            or integer, TxnKeyFor; v: integer as decimal or string as is).
+//            The array reply -> ok with the same list, each read's value
+//            filled in: a list -> the list, each element an integer when it
+//            is one in canonical decimal, else a string; a bulk string the
+//            same way; null -> [] when list_reads (list-append), else null.
+//            Same redirect and fail/info rules as writes (-WRONGTYPE: fail).
+//            A malformed txn is fail, nothing sent.
 // A cas whose expected value is null is fail (raftkv's CAS never matches an
 // absent key; nothing is sent). An unknown `f` or key shape is fail.
 // Every operation is bounded by op_timeout_ms in total (redirect included).
@@ -35,10 +46,12 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "harness/interfaces/client.h"
+#include "targets/raftkv/resp/resp.h"
 
 namespace faultline::targets::raftkv {
 
@@ -49,6 +62,8 @@ struct RaftkvClientOptions {
   int port = 6379;
   long op_timeout_ms = 2000;
   long lock_ttl_ms = 1000;  // acquire's TTL when the op gives none
+  // list-append: a txn read of an absent key is [] (rw-register: null).
+  bool list_reads = false;
 };
 
 class RaftkvClient : public harness::Client {
@@ -62,10 +77,26 @@ class RaftkvClient : public harness::Client {
   // shape is unsupported (not null, string or integer).
   static std::string KeyFor(const checkers::Value& key);
 
+  // The key raftkv stores a transaction key under ("t/<key>"), or "" when
+  // the key is not a string or integer.
+  static std::string TxnKeyFor(const checkers::Value& key);
+  // The TXN command for a txn value, or nullopt (and *error) when the value
+  // is not a non-empty list of [f, k, v] micro-ops as above.
+  static std::optional<std::vector<std::string>> TxnCommand(
+      const checkers::Value& txn, std::string* error);
+  // The txn value with each read filled in from `reply` (TXN's array), or
+  // nullopt when the reply does not fit the transaction.
+  static std::optional<checkers::Value> TxnResult(
+      const checkers::Value& txn, const ::faultline::raftkv::resp::Value& reply,
+      bool list_reads);
+  // A stored string as a history value: an integer when it is one in
+  // canonical decimal ("-12", not "012" or "+1"), else the string.
+  static checkers::Value DecodeElement(const std::string& s);
+
  private:
   harness::Completion Read(const harness::Operation& op);
   // What a successful reply to an update looks like.
-  enum class Expect { kOk, kCasInt, kToken };
+  enum class Expect { kOk, kCasInt, kToken, kTxn };
   harness::Completion Update(const harness::Operation& op,
                              std::vector<std::string> command, Expect expect);
   harness::Completion LockOp(const harness::Operation& op);

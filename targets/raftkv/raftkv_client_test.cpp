@@ -461,3 +461,150 @@ TEST_CASE("raftkv client: an unanswered LOCK is info", "[raftkv]") {
   CHECK(a.type == Outcome::kInfo);
   CHECK(a.error == "timeout");
 }
+
+namespace {
+
+Value Micro(const char* f, Value k, Value v) {
+  return Value::MakeList({Value::String(f), std::move(k), std::move(v)});
+}
+
+resp::Value RespBulk(const std::string& s) {
+  resp::Value v;
+  v.kind = resp::Value::Kind::kBulk;
+  v.str = s;
+  return v;
+}
+resp::Value RespOk() {
+  resp::Value v;
+  v.kind = resp::Value::Kind::kSimple;
+  v.str = "OK";
+  return v;
+}
+resp::Value RespArray(std::vector<resp::Value> items) {
+  resp::Value v;
+  v.kind = resp::Value::Kind::kArray;
+  v.array = std::move(items);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("raftkv client: txn values to TXN and back", "[raftkv][txn]") {
+  // Elements: canonical decimal integers come back as integers.
+  CHECK(RaftkvClient::DecodeElement("12") == Value::Int(12));
+  CHECK(RaftkvClient::DecodeElement("-3") == Value::Int(-3));
+  CHECK(RaftkvClient::DecodeElement("0") == Value::Int(0));
+  CHECK(RaftkvClient::DecodeElement("012") == Value::String("012"));
+  CHECK(RaftkvClient::DecodeElement("+1") == Value::String("+1"));
+  CHECK(RaftkvClient::DecodeElement("1x") == Value::String("1x"));
+  CHECK(RaftkvClient::DecodeElement("") == Value::String(""));
+  CHECK(RaftkvClient::DecodeElement("99999999999999999999") ==
+        Value::String("99999999999999999999"));
+
+  const Value txn = Value::MakeList({
+      Micro("append", Value::Int(1), Value::Int(5)),
+      Micro("r", Value::Int(1), Value()),
+      Micro("w", Value::String("k"), Value::String("s")),
+      Micro("r", Value::Int(2), Value()),
+      Micro("r", Value::String("k"), Value()),
+  });
+  std::string error;
+  auto cmd = RaftkvClient::TxnCommand(txn, &error);
+  REQUIRE(cmd);
+  CHECK(*cmd == std::vector<std::string>{"TXN", "APPEND", "t/1", "5", "R",
+                                         "t/1", "-", "W", "t/k", "s", "R",
+                                         "t/2", "-", "R", "t/k", "-"});
+
+  resp::Value null_reply;  // kNull
+  const resp::Value reply = RespArray(
+      {RespOk(), RespArray({RespBulk("3"), RespBulk("5"), RespBulk("x")}),
+       RespOk(), null_reply, RespBulk("s")});
+  auto lists = RaftkvClient::TxnResult(txn, reply, /*list_reads=*/true);
+  REQUIRE(lists);
+  CHECK(*lists ==
+        Value::MakeList({
+            txn.as_list()[0],
+            Micro("r", Value::Int(1),
+                  Value::MakeList(
+                      {Value::Int(3), Value::Int(5), Value::String("x")})),
+            txn.as_list()[2],
+            Micro("r", Value::Int(2), Value::MakeList({})),  // absent: []
+            Micro("r", Value::String("k"), Value::String("s")),
+        }));
+  auto regs = RaftkvClient::TxnResult(txn, reply, /*list_reads=*/false);
+  REQUIRE(regs);
+  CHECK(regs->as_list()[3] == Micro("r", Value::Int(2), Value()));  // null
+
+  // Replies that do not fit the transaction.
+  CHECK_FALSE(RaftkvClient::TxnResult(txn, RespArray({RespOk()}), true));
+  CHECK_FALSE(RaftkvClient::TxnResult(
+      txn,
+      RespArray({RespBulk("1"), null_reply, RespOk(), null_reply, null_reply}),
+      true));
+  CHECK_FALSE(RaftkvClient::TxnResult(txn, RespOk(), true));
+
+  // Malformed transactions are refused before sending.
+  for (const Value& bad : {
+           Value::MakeList({}),
+           Value::Int(3),
+           Value::MakeList({Value::MakeList({Value::String("r")})}),
+           Value::MakeList({Micro("x", Value::Int(1), Value::Int(1))}),
+           Value::MakeList({Micro("w", Value::MakeList({}), Value::Int(1))}),
+           Value::MakeList({Micro("append", Value::Int(1), Value())}),
+       }) {
+    INFO(bad.ToJson());
+    CHECK_FALSE(RaftkvClient::TxnCommand(bad, &error));
+  }
+}
+
+TEST_CASE("raftkv client: txn outcomes and redirect", "[raftkv][txn]") {
+  FakeServer leader([](const std::vector<std::string>& c) -> std::string {
+    REQUIRE(c[0] == "TXN");
+    if (c[2] == "t/wrongtype") return "-WRONGTYPE APPEND to a string\r\n";
+    if (c[2] == "t/timeout") return "-TIMEOUT outcome unknown\r\n";
+    if (c[2] == "t/partial") return "-PARTIAL some applied\r\n";
+    if (c[2] == "t/silent") return kSilent;
+    if (c[2] == "t/odd") return "+OK\r\n";
+    // [r k] -> the list [1, 2]; anything else +OK per micro-op.
+    std::string out = "*" + std::to_string((c.size() - 1) / 3) + "\r\n";
+    for (std::size_t i = 1; i + 2 < c.size(); i += 3)
+      out += c[i] == "R" ? "*2\r\n$1\r\n1\r\n$1\r\n2\r\n" : "+OK\r\n";
+    return out;
+  });
+  const std::string redirect =
+      "-NOTLEADER 2 127.0.0.1:" + std::to_string(leader.port()) + "\r\n";
+  FakeServer follower(
+      [&](const std::vector<std::string>&) { return redirect; });
+  RaftkvClient c = ClientFor(follower.port());
+  auto txn = [](const char* key) {
+    return Operation{"txn", Value(),
+                     Value::MakeList({
+                         Micro("append", Value::String(key), Value::Int(3)),
+                         Micro("r", Value::String(key), Value()),
+                     })};
+  };
+  Completion ok = c.Invoke(txn("k"));
+  REQUIRE(ok.type == Outcome::kOk);
+  CHECK(ok.value.as_list()[1] ==
+        Micro("r", Value::String("k"),
+              Value::MakeList({Value::Int(1), Value::Int(2)})));
+  CHECK(leader.commands()[0] ==
+        std::vector<std::string>{"TXN", "APPEND", "t/k", "3", "R", "t/k", "-"});
+
+  Completion wrong = c.Invoke(txn("wrongtype"));
+  CHECK(wrong.type == Outcome::kFail);
+  CHECK(wrong.value == txn("wrongtype").value);
+  CHECK(c.Invoke(txn("timeout")).type == Outcome::kInfo);
+  CHECK(c.Invoke(txn("partial")).type == Outcome::kInfo);
+  Completion silent = c.Invoke(txn("silent"));
+  CHECK(silent.type == Outcome::kInfo);
+  CHECK(silent.error == "timeout");
+  CHECK(c.Invoke(txn("odd")).type == Outcome::kInfo);  // unexpected reply
+
+  // Nothing sent (no server): fail. Malformed: fail, nothing sent.
+  RaftkvClient dead = ClientFor(DeadPort());
+  CHECK(dead.Invoke(txn("k")).type == Outcome::kFail);
+  std::size_t before = follower.commands().size();
+  CHECK(c.Invoke({"txn", Value(), Value::MakeList({})}).type == Outcome::kFail);
+  CHECK(follower.commands().size() == before);
+}

@@ -227,9 +227,10 @@ harness::Status RaftkvTarget::Teardown(const std::string& log_dir) {
 
 Result<std::unique_ptr<harness::Client>> RaftkvTarget::OpenClient(
     const Node& node, const std::string& workload) {
-  if (workload != "register" && workload != "lock") {
+  if (workload != "register" && workload != "lock" &&
+      workload != "list-append" && workload != "rw-register") {
     return Fail("raftkv: no client for workload '" + workload +
-                "' (supported: register, lock)");
+                "' (supported: register, lock, list-append, rw-register)");
   }
   const std::string ip = IpOf(node);
   if (ip.empty()) return Fail("raftkv: unknown node " + node.name);
@@ -238,6 +239,7 @@ Result<std::unique_ptr<harness::Client>> RaftkvTarget::OpenClient(
   options.port = kClientPort;
   options.op_timeout_ms = workload_.op_timeout_ms;
   options.lock_ttl_ms = workload_.ttl_ms;
+  options.list_reads = workload == "list-append";
   return std::unique_ptr<harness::Client>(
       std::make_unique<RaftkvClient>(std::move(options)));
 }

@@ -79,7 +79,8 @@ class RaftkvTarget : public harness::DaemonTarget,
   // deletes the data dirs. Idempotent. An empty `log_dir` skips the copy.
   harness::Status Teardown(const std::string& log_dir) override;
 
-  // Workload "register" only.
+  // Workloads "register", "lock", "list-append" and "rw-register"; all get
+  // a RaftkvClient (list-append: list_reads set).
   harness::Result<std::unique_ptr<harness::Client>> OpenClient(
       const harness::Node& node, const std::string& workload) override;
 

@@ -1,7 +1,10 @@
 // Command encoding: [version=1][op] then the op's fields, in the order of
 // the Op comments in state_machine.h. Integers are varints (ttl_ms
-// zigzag), strings are length-prefixed.
+// zigzag), strings are length-prefixed. kTxn: the (empty) key, a varint
+// count n (1..kMaxTxnOps), then n times [kind byte] key, and the value for
+// kAppend/kWrite only.
 #include <utility>
+#include <vector>
 
 #include "targets/raftkv/kv/bytes.h"
 #include "targets/raftkv/kv/state_machine.h"
@@ -10,6 +13,23 @@ namespace faultline::raftkv::kv {
 namespace {
 
 constexpr std::uint8_t kCommandVersion = 1;
+
+bool DecodeTxn(bytes::Reader* r, std::vector<TxnOp>* ops) {
+  std::uint64_t n = 0;
+  // Every micro-op takes at least 2 bytes, so n is bounded by the input.
+  if (!r->Varint(&n) || n == 0 || n > kMaxTxnOps || n > r->remaining()) {
+    return false;
+  }
+  ops->resize(static_cast<std::size_t>(n));
+  for (TxnOp& t : *ops) {
+    std::uint8_t kind = 0;
+    if (!r->Byte(&kind) || kind < 1 || kind > 3) return false;
+    t.kind = static_cast<TxnKind>(kind);
+    if (!r->String(&t.key)) return false;
+    if (t.kind != TxnKind::kRead && !r->String(&t.value)) return false;
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -52,6 +72,14 @@ std::string Encode(const Command& c) {
       bytes::PutVarint(&out, c.token);
       bytes::PutString(&out, c.value);
       break;
+    case Op::kTxn:
+      bytes::PutVarint(&out, c.txn.size());
+      for (const TxnOp& t : c.txn) {
+        out.push_back(static_cast<char>(t.kind));
+        bytes::PutString(&out, t.key);
+        if (t.kind != TxnKind::kRead) bytes::PutString(&out, t.value);
+      }
+      break;
   }
   return out;
 }
@@ -91,6 +119,9 @@ std::optional<Command> Decode(const std::string& in) {
       break;
     case Op::kFencedPut:
       ok = r.Varint(&c.token) && r.String(&c.value);
+      break;
+    case Op::kTxn:
+      ok = DecodeTxn(&r, &c.txn);
       break;
     default:
       return std::nullopt;  // unknown op
@@ -170,6 +201,16 @@ Command MakeFencedPut(std::string key, std::uint64_t token, std::string value) {
   c.key = std::move(key);
   c.token = token;
   c.value = std::move(value);
+  return c;
+}
+
+Command MakeTxn(std::vector<TxnOp> ops) {
+  Command c;
+  c.op = Op::kTxn;
+  c.txn = std::move(ops);
+  for (TxnOp& t : c.txn) {
+    if (t.kind == TxnKind::kRead) t.value.clear();
+  }
   return c;
 }
 

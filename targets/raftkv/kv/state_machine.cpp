@@ -28,16 +28,20 @@ ApplyResult Refused(std::string reason, std::string holder = {}) {
 
 std::string HeldBy(const LockState& l) { return "held by " + l.owner; }
 
-// Snapshot layout (version 1):
-//   "RKVS" [version=1] [fnv1a64 of body, 8 bytes LE] body
+// Snapshot layout (version 2; Restore also reads version 1, which ends
+// after the fences and has no lists):
+//   "RKVS" [version] [fnv1a64 of body, 8 bytes LE] body
 //   body = applied
 //          n_data  (key value)*
 //          n_locks (name owner token ttl_ms generation)*
 //          n_fence (key token)*
+//          n_lists (key n_elems (elem)*)*          (version 2)
 // Keys of each table are strictly increasing (std::map order), which
-// Restore checks, so a decoded table equals the one serialized.
+// Restore checks, so a decoded table equals the one serialized; a list key
+// must not also be a data key.
 constexpr std::string_view kMagic = "RKVS";
-constexpr std::uint8_t kSnapshotVersion = 1;
+constexpr std::uint8_t kSnapshotVersion = 2;
+constexpr std::uint8_t kOldestSnapshotVersion = 1;
 constexpr std::size_t kHeader = 4 + 1 + 8;
 
 // A count can never exceed the bytes left (every record takes >= 1 byte):
@@ -54,6 +58,7 @@ ApplyResult StateMachine::Apply(std::uint64_t index, const Command& c) {
   ApplyResult r;
   switch (c.op) {
     case Op::kPut: {
+      lists_.erase(c.key);
       auto it = data_.find(c.key);
       if (it != data_.end()) {
         r.value = std::move(it->second);
@@ -70,6 +75,7 @@ ApplyResult StateMachine::Apply(std::uint64_t index, const Command& c) {
         r.value = std::move(it->second);
         data_.erase(it);
       }
+      if (lists_.erase(c.key) > 0) r.value = std::string();  // DEL -> :1
       r.ok = true;
       return r;
     }
@@ -159,6 +165,7 @@ ApplyResult StateMachine::Apply(std::uint64_t index, const Command& c) {
         return r;
       }
       fence_[c.key] = c.token;
+      lists_.erase(c.key);
       auto d = data_.find(c.key);
       if (d != data_.end()) {
         r.value = std::move(d->second);
@@ -170,9 +177,57 @@ ApplyResult StateMachine::Apply(std::uint64_t index, const Command& c) {
       r.highest_token = c.token;
       return r;
     }
+    case Op::kTxn:
+      return ApplyTxn(c.txn);
   }
   // An op value Decode would not produce: a no-op, identically everywhere.
   return Refused("unknown op");
+}
+
+ApplyResult StateMachine::ApplyTxn(const std::vector<TxnOp>& ops) {
+  // Pre-pass: the type each key has as the earlier micro-ops leave it.
+  std::map<std::string_view, Datum::Type> types;
+  for (const TxnOp& t : ops) {
+    if (t.kind == TxnKind::kRead) continue;
+    auto it = types.find(t.key);
+    Datum::Type now = it != types.end() ? it->second : Lookup(t.key).type;
+    if (t.kind == TxnKind::kAppend && now == Datum::Type::kString) {
+      return Refused("APPEND to key '" + t.key + "', which holds a string");
+    }
+    types[t.key] =
+        t.kind == TxnKind::kAppend ? Datum::Type::kList : Datum::Type::kString;
+  }
+  ApplyResult r;
+  r.ok = true;
+  r.txn.resize(ops.size());
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const TxnOp& t = ops[i];
+    switch (t.kind) {
+      case TxnKind::kRead:
+        r.txn[i] = Lookup(t.key);
+        break;
+      case TxnKind::kAppend:
+        lists_[t.key].push_back(t.value);
+        break;
+      case TxnKind::kWrite:
+        lists_.erase(t.key);
+        data_[t.key] = t.value;
+        break;
+    }
+  }
+  return r;
+}
+
+Datum StateMachine::Lookup(const std::string& key) const {
+  Datum d;
+  if (auto it = data_.find(key); it != data_.end()) {
+    d.type = Datum::Type::kString;
+    d.str = it->second;
+  } else if (auto l = lists_.find(key); l != lists_.end()) {
+    d.type = Datum::Type::kList;
+    d.list = l->second;
+  }
+  return d;
 }
 
 std::optional<std::string> StateMachine::Get(const std::string& key) const {
@@ -207,6 +262,12 @@ std::string StateMachine::Serialize() const {
     bytes::PutString(&body, k);
     bytes::PutVarint(&body, t);
   }
+  bytes::PutVarint(&body, lists_.size());
+  for (const auto& [k, l] : lists_) {
+    bytes::PutString(&body, k);
+    bytes::PutVarint(&body, l.size());
+    for (const std::string& e : l) bytes::PutString(&body, e);
+  }
   std::string out;
   out.reserve(kHeader + body.size());
   out.append(kMagic);
@@ -220,8 +281,11 @@ std::string StateMachine::Serialize() const {
 }
 
 bool StateMachine::Restore(const std::string& in, std::uint64_t index) {
-  if (in.size() < kHeader || std::string_view(in).substr(0, 4) != kMagic ||
-      static_cast<std::uint8_t>(in[4]) != kSnapshotVersion) {
+  if (in.size() < kHeader || std::string_view(in).substr(0, 4) != kMagic) {
+    return false;
+  }
+  const std::uint8_t version = static_cast<std::uint8_t>(in[4]);
+  if (version < kOldestSnapshotVersion || version > kSnapshotVersion) {
     return false;
   }
   std::uint64_t sum = 0;
@@ -271,9 +335,27 @@ bool StateMachine::Restore(const std::string& in, std::uint64_t index) {
     if (!fence.empty() && !(fence.rbegin()->first < k)) return false;
     fence.emplace_hint(fence.end(), std::move(k), t);
   }
+
+  std::map<std::string, std::vector<std::string>> lists;
+  if (version >= 2) {
+    if (!Count(&r, &n)) return false;
+    for (std::uint64_t i = 0; i < n; ++i) {
+      std::string k;
+      std::uint64_t m = 0;
+      if (!r.String(&k) || !Count(&r, &m)) return false;
+      if (!lists.empty() && !(lists.rbegin()->first < k)) return false;
+      if (data.count(k) != 0) return false;
+      std::vector<std::string> l(static_cast<std::size_t>(m));
+      for (std::string& e : l) {
+        if (!r.String(&e)) return false;
+      }
+      lists.emplace_hint(lists.end(), std::move(k), std::move(l));
+    }
+  }
   if (!r.done()) return false;
 
   data_ = std::move(data);
+  lists_ = std::move(lists);
   locks_ = std::move(locks);
   fence_ = std::move(fence);
   applied_ = applied;

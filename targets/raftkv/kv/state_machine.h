@@ -22,9 +22,22 @@
 // Fencing: fence_[key] is the highest token any applied kFencedPut used for
 // key. It only grows; Put/Delete/Cas of the key do not touch it.
 //
+// Value types. A key holds nothing, a string (Put, FencedPut, a TXN "W") or
+// a list of strings (a TXN "APPEND"); data() and lists() never share a key.
+// Put/FencedPut/W replace a list with a string; Delete removes either; Cas
+// never matches a list (it is "no such key" for Cas); APPEND to a string is
+// refused (WRONGTYPE) and refuses its whole transaction.
+//
+// Transactions (kTxn): a list of micro-ops applied atomically in one entry.
+// A pre-pass checks every APPEND against the key's type as the earlier
+// micro-ops of the same transaction leave it; if one fails, nothing is
+// applied. Otherwise the micro-ops apply in order and each R reads the state
+// as the earlier micro-ops left it.
+//
 // Thread-safety: none; the server's single loop owns it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -42,6 +55,30 @@ enum class Op : std::uint8_t {
   kRelease = 6,    // lock, owner, token
   kExpire = 7,     // lock, token: releases iff still held under that token
   kFencedPut = 8,  // key, token, value: applies iff token >= highest seen
+  kTxn = 9,        // txn: micro-ops (key is unused, "")
+};
+
+// One micro-op of a transaction.
+enum class TxnKind : std::uint8_t {
+  kAppend = 1,  // append value to key's list (creating it)
+  kWrite = 2,   // set key to the string value
+  kRead = 3,    // read key (value unused, always "")
+};
+
+struct TxnOp {
+  TxnKind kind = TxnKind::kRead;
+  std::string key;
+  std::string value;
+  bool operator==(const TxnOp&) const = default;
+};
+
+// What a key holds, as a read sees it.
+struct Datum {
+  enum class Type : std::uint8_t { kAbsent, kString, kList };
+  Type type = Type::kAbsent;
+  std::string str;                // kString
+  std::vector<std::string> list;  // kList
+  bool operator==(const Datum&) const = default;
 };
 
 struct Command {
@@ -53,6 +90,7 @@ struct Command {
   std::int64_t ttl_ms = 0;
   std::uint64_t token = 0;       // renew/release/expire/fenced; acquire: hint
   std::uint64_t generation = 0;  // expire: the lease generation it ends
+  std::vector<TxnOp> txn;        // kTxn: 1..kMaxTxnOps micro-ops
   bool operator==(const Command&) const = default;
 };
 
@@ -76,6 +114,11 @@ Command MakeRelease(std::string lock, std::string owner, std::uint64_t token);
 Command MakeExpire(std::string lock, std::uint64_t token,
                    std::uint64_t generation);
 Command MakeFencedPut(std::string key, std::uint64_t token, std::string value);
+// Clears the value of every kRead (it is not encoded).
+Command MakeTxn(std::vector<TxnOp> ops);
+
+// The most micro-ops one transaction may hold (Decode refuses more).
+inline constexpr std::size_t kMaxTxnOps = 4096;
 
 // The outcome of applying one command, returned to the client that
 // proposed it.
@@ -89,6 +132,9 @@ struct ApplyResult {
   std::string holder;       // lock op refused: current owner ("" if free)
   std::uint64_t highest_token = 0;  // fenced put: highest token now seen
   std::string reason;  // refused: one line saying why (for the reply)
+  // kTxn applied (ok): one Datum per micro-op; what each kRead saw (writes
+  // leave theirs kAbsent). kTxn refused: empty, reason says why.
+  std::vector<Datum> txn;
 };
 
 struct LockState {
@@ -113,9 +159,17 @@ class StateMachine {
   // is refused. Renew/Release need owner and token to match the holder.
   // Expire needs token and generation to match. FencedPut applies iff
   // token >= fence(key), then fence(key) = token.
+  // Txn: see "Transactions" above; refused (ok false, reason) on an APPEND
+  // to a string.
   ApplyResult Apply(std::uint64_t index, const Command& c);
 
+  // The string value of key (nullopt when absent or a list).
   std::optional<std::string> Get(const std::string& key) const;
+  // Whatever key holds.
+  Datum Lookup(const std::string& key) const;
+  const std::map<std::string, std::vector<std::string>>& lists() const {
+    return lists_;
+  }
   const std::map<std::string, LockState>& locks() const { return locks_; }
   const std::map<std::string, std::string>& data() const { return data_; }
   // Highest fenced-put token seen for key (0 if none).
@@ -123,8 +177,8 @@ class StateMachine {
   std::uint64_t applied() const { return applied_; }
   void set_applied(std::uint64_t i) { applied_ = i; }  // no-op entries
 
-  // Whole-state serialization for snapshots (data, locks, fences, applied
-  // index), versioned and checksummed. Restore replaces the state and
+  // Whole-state serialization for snapshots (data, locks, fences, lists,
+  // applied index), versioned and checksummed. Restore replaces the state and
   // returns true iff `bytes` is a well-formed serialization whose applied
   // index equals `index` and index >= applied() (never rolls back);
   // otherwise returns false and leaves the state untouched. Never crashes
@@ -133,9 +187,12 @@ class StateMachine {
   bool Restore(const std::string& bytes, std::uint64_t index);
 
  private:
+  ApplyResult ApplyTxn(const std::vector<TxnOp>& ops);
+
   std::map<std::string, std::string> data_;
   std::map<std::string, LockState> locks_;
   std::map<std::string, std::uint64_t> fence_;  // key -> highest token seen
+  std::map<std::string, std::vector<std::string>> lists_;  // list values
   std::uint64_t applied_ = 0;
 };
 

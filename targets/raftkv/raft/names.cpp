@@ -88,15 +88,17 @@ const char* ToString(Unsafe u) {
       return "lock-token-per-term";
     case Unsafe::kLogNotSynced:
       return "log-not-synced";
+    case Unsafe::kTxnNotAtomic:
+      return "txn-not-atomic";
   }
   return "?";
 }
 
 std::optional<Unsafe> ParseUnsafe(const std::string& s) {
-  for (Unsafe u :
-       {Unsafe::kNone, Unsafe::kVoteNotPersisted, Unsafe::kLeaderReadNoQuorum,
-        Unsafe::kFollowerLeaseNoMargin, Unsafe::kCommitOldTerms,
-        Unsafe::kLockTokenPerTerm, Unsafe::kLogNotSynced}) {
+  for (Unsafe u : {Unsafe::kNone, Unsafe::kVoteNotPersisted,
+                   Unsafe::kLeaderReadNoQuorum, Unsafe::kFollowerLeaseNoMargin,
+                   Unsafe::kCommitOldTerms, Unsafe::kLockTokenPerTerm,
+                   Unsafe::kLogNotSynced, Unsafe::kTxnNotAtomic}) {
     if (s == ToString(u)) return u;
   }
   return std::nullopt;

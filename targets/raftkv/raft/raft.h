@@ -97,6 +97,11 @@ enum class Unsafe : std::uint8_t {
   // usual but never fsyncs (storage/no_sync_env.h) -> a power loss can lose
   // acknowledged entries and votes.
   kLogNotSynced,
+  // "txn-not-atomic": not used by the core; the server proposes each
+  // micro-op of a TXN as its own entry, the next once the previous applied
+  // -> other entries interleave: intermediate reads (G1b), read skew and
+  // dependency cycles.
+  kTxnNotAtomic,
 };
 #pragma GCC diagnostic pop
 const char* ToString(Unsafe u);

@@ -50,6 +50,10 @@ bool TouchesKey(const raft::Entry& e, const std::string& key) {
     case kv::Op::kCas:
     case kv::Op::kFencedPut:
       return c->key == key;
+    case kv::Op::kTxn:
+      return std::any_of(c->txn.begin(), c->txn.end(), [&](const kv::TxnOp& t) {
+        return t.kind != kv::TxnKind::kRead && t.key == key;
+      });
     default:
       return false;
   }
@@ -63,13 +67,9 @@ void Server::Impl::ReplyError(const RequestRef& ref, const std::string& line) {
   clients.Reply(ref, std::move(out));
 }
 
-void Server::Impl::ReplyValue(const RequestRef& ref,
-                              const std::optional<std::string>& v) {
+void Server::Impl::ReplyValue(const RequestRef& ref, const kv::Datum& v) {
   std::string out;
-  if (v)
-    resp::AppendBulk(&out, *v);
-  else
-    resp::AppendNull(&out);
+  AppendDatum(&out, v);
   clients.Reply(ref, std::move(out));
 }
 
@@ -111,6 +111,8 @@ void Server::Impl::Dispatch(const ClientCommand& cmd, raft::Nanos now) {
     if (arity(2)) Propose(cmd.ref, kv::MakeDelete(a[1]), now);
   } else if (name == "CAS") {
     if (arity(4)) Propose(cmd.ref, kv::MakeCas(a[1], a[2], a[3]), now);
+  } else if (name == "TXN") {
+    StartTxn(cmd.ref, a, now);
   } else if (name == "LOCK") {
     if (!arity(4)) return;
     std::int64_t ttl = 0;
@@ -186,13 +188,19 @@ void Server::Impl::AnswerApplied(const raft::Entry& e, const kv::Command& c,
   auto [lo, hi] = proposals.equal_range(e.index);
   for (auto it = lo; it != hi; ++it) {
     const RequestRef& ref = it->second.ref;
+    const std::uint64_t split = it->second.split;
     if (it->second.term != e.term) {
       // Another entry committed at this index: ours never will.
-      ReplyError(ref, "ERR proposal dropped (leadership changed); not applied");
+      ProposalError(split, ref,
+                    "ERR proposal dropped (leadership changed); not applied");
       continue;
     }
     if (!decoded) {
-      ReplyError(ref, "ERR the command did not decode; not applied");
+      ProposalError(split, ref, "ERR the command did not decode; not applied");
+      continue;
+    }
+    if (split != 0) {
+      SplitPartApplied(split, c, r);
       continue;
     }
     std::string out;
@@ -234,6 +242,14 @@ void Server::Impl::AnswerApplied(const raft::Entry& e, const kv::Command& c,
                                       " < highest " +
                                       std::to_string(r.highest_token));
         break;
+      case kv::Op::kTxn:
+        if (r.ok) {
+          resp::AppendArrayHeader(&out, c.txn.size());
+          AppendTxnElements(&out, c, r);
+        } else {
+          resp::AppendError(&out, "WRONGTYPE " + r.reason);
+        }
+        break;
     }
     clients.Reply(ref, std::move(out));
   }
@@ -258,7 +274,7 @@ void Server::Impl::StartRead(const RequestRef& ref, const std::string& key,
 bool Server::Impl::TryLocal(const RequestRef& ref, const std::string& key,
                             raft::Nanos deadline, raft::Nanos now) {
   // Value first, lease second (lease.h).
-  std::optional<std::string> value = sm.Get(key);
+  kv::Datum value = sm.Lookup(key);
   raft::LocalRead lr = node->TryLocalRead(
       now, [&key](const raft::Entry& e) { return TouchesKey(e, key); });
   switch (lr) {
@@ -293,7 +309,7 @@ void Server::Impl::ServeReady() {
     reads_by_index.erase(reads_by_index.begin());
     auto it = reads.find(ctx);
     if (it == reads.end()) continue;  // timed out meanwhile
-    ReplyValue(it->second.ref, sm.Get(it->second.key));
+    ReplyValue(it->second.ref, sm.Lookup(it->second.key));
     reads.erase(it);
   }
 }

@@ -154,7 +154,7 @@ const std::vector<FlagDef>& Flags() {
          if (!u)
            return "expected none, vote-not-persisted, leader-read-no-quorum, "
                   "follower-lease-no-margin, commit-old-terms, "
-                  "lock-token-per-term or log-not-synced" +
+                  "lock-token-per-term, log-not-synced or txn-not-atomic" +
                   Got(v);
          r->o.unsafe = *u;
          return "";

@@ -169,6 +169,9 @@ TEST_CASE("flags: bad values name the flag and what was expected") {
   REQUIRE(ns.ok);
   CHECK(ns.options.unsafe == raft::Unsafe::kLogNotSynced);
   CHECK(std::string(raft::ToString(ns.options.unsafe)) == "log-not-synced");
+  srv::FlagsResult tx = srv::ParseFlags(With({"--unsafe", "txn-not-atomic"}));
+  REQUIRE(tx.ok);
+  CHECK(tx.options.unsafe == raft::Unsafe::kTxnNotAtomic);
 }
 
 TEST_CASE("flags: bad --peers and --id") {

@@ -203,7 +203,8 @@ void Server::Impl::OnTick(raft::Nanos now) {
   }
   for (auto it = proposals.begin(); it != proposals.end();) {
     if (it->second.deadline <= now) {
-      ReplyError(it->second.ref, "TIMEOUT outcome unknown");
+      ProposalError(it->second.split, it->second.ref,
+                    "TIMEOUT outcome unknown");
       it = proposals.erase(it);
     } else {
       ++it;
@@ -283,7 +284,8 @@ bool Server::Impl::HandleReady(raft::Nanos now) {
   // Proposals at or below applied that no entry answered (covered by a
   // snapshot): their fate is unknown here.
   while (!proposals.empty() && proposals.begin()->first <= sm.applied()) {
-    ReplyError(proposals.begin()->second.ref, "TIMEOUT outcome unknown");
+    const PendingWrite& p = proposals.begin()->second;
+    ProposalError(p.split, p.ref, "TIMEOUT outcome unknown");
     proposals.erase(proposals.begin());
   }
 
@@ -305,6 +307,7 @@ bool Server::Impl::HandleReady(raft::Nanos now) {
   }
 
   node->Advance(rd);
+  ContinueSplits(now);
   MaybeSnapshot();
   RetryParked(now);
   return true;
@@ -369,8 +372,11 @@ void Server::Impl::MaybeSnapshot() {
 }
 
 void Server::Impl::FailAll(const std::string& error) {
-  for (auto& [i, p] : proposals) ReplyError(p.ref, error);
+  for (auto& [i, p] : proposals) ProposalError(p.split, p.ref, error);
   proposals.clear();
+  for (auto& [id, t] : splits) ReplyError(t.ref, error);  // between parts
+  splits.clear();
+  split_ready.clear();
   for (auto& [c, r] : reads) ReplyError(r.ref, error);
   reads.clear();
   reads_by_index.clear();

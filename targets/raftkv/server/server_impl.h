@@ -25,6 +25,10 @@ namespace faultline::raftkv::server {
 
 raft::Nanos MonotonicNow();
 
+// Appends what key holds as a RESP reply: bulk string, array of bulk
+// strings (a list) or null (absent). txn.cpp.
+void AppendDatum(std::string* out, const kv::Datum& d);
+
 struct Server::Impl {
   explicit Impl(Options o);
 
@@ -54,7 +58,23 @@ struct Server::Impl {
   std::string NotLeaderError(raft::NodeId leader, raft::Term term) const;
   std::string StatusText(raft::Nanos now) const;
   void ReplyError(const RequestRef& ref, const std::string& line);
-  void ReplyValue(const RequestRef& ref, const std::optional<std::string>& v);
+  void ReplyValue(const RequestRef& ref, const kv::Datum& v);
+
+  // --- txn.cpp: TXN, and its --unsafe txn-not-atomic split
+  void StartTxn(const RequestRef& ref, const std::vector<std::string>& a,
+                raft::Nanos now);
+  // The reply elements of an applied kTxn (one per micro-op).
+  static void AppendTxnElements(std::string* out, const kv::Command& c,
+                                const kv::ApplyResult& r);
+  // A proposal (PendingWrite) that its entry will never answer: `line` to
+  // its client `ref`, or, when `split` is nonzero, to that split TXN.
+  void ProposalError(std::uint64_t split, const RequestRef& ref,
+                     const std::string& line);
+  void SplitPartApplied(std::uint64_t split, const kv::Command& c,
+                        const kv::ApplyResult& r);
+  void SplitFailed(std::uint64_t split, const std::string& line);
+  void ProposeSplitPart(std::uint64_t split, raft::Nanos now);
+  void ContinueSplits(raft::Nanos now);  // after Advance: next parts
 
   Options opts;
   raft::Nanos tick_interval = 5'000'000;
@@ -80,10 +100,26 @@ struct Server::Impl {
     RequestRef ref;
     raft::Term term = 0;
     raft::Nanos deadline = 0;
+    std::uint64_t split = 0;  // nonzero: a part of splits[split] (ref unset)
   };
   // By log index; several proposals may share an index (a new leader
   // re-used it); the committed entry there decides which one, if any, won.
   std::multimap<raft::Index, PendingWrite> proposals;
+
+  // --unsafe txn-not-atomic: a TXN proposed one micro-op per entry, each
+  // part proposed once the previous one applied, so other entries can
+  // interleave. Answered when the last part applied (or one failed).
+  struct SplitTxn {
+    RequestRef ref;
+    std::vector<kv::TxnOp> ops;
+    std::size_t proposed = 0;  // parts proposed so far
+    std::size_t applied = 0;   // parts applied so far
+    std::string elements;      // RESP reply elements of the applied parts
+    raft::Nanos deadline = 0;  // of the whole transaction
+  };
+  std::map<std::uint64_t, SplitTxn> splits;
+  std::uint64_t next_split = 1;
+  std::vector<std::uint64_t> split_ready;  // next part due after Advance
 
   struct PendingRead {
     RequestRef ref;

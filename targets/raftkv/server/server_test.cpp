@@ -114,7 +114,148 @@ srv::Options SingleNode(const std::string& dir) {
   return o;
 }
 
+// A reply rendered recursively: arrays as [a,b], elements as CallStr does.
+std::string Render(const std::optional<faultline::raftkv::resp::Value>& v) {
+  if (!v || v->kind != faultline::raftkv::resp::Value::Kind::kArray)
+    return TestClient::Str(v);
+  std::string s = "[";
+  for (std::size_t i = 0; i < v->array.size(); ++i) {
+    if (i > 0) s += ",";
+    s += Render(v->array[i]);
+  }
+  return s + "]";
+}
+
+// Starts a 3-node cluster in `c` (ports in peer/client[1..3]); returns the
+// leader's number once elected and known to every follower.
+int StartThree(Cluster& c, const std::string& dir, int* peer, int* client,
+               raft::Unsafe unsafe = raft::Unsafe::kNone) {
+  for (int i = 1; i <= 3; ++i) {
+    peer[i] = FreePort();
+    client[i] = FreePort();
+  }
+  for (int i = 1; i <= 3; ++i) {
+    srv::Options o = SingleNode(dir + "/n" + std::to_string(i));
+    o.id = i;
+    o.peers.clear();
+    for (int j = 1; j <= 3; ++j)
+      o.peers[j] = srv::Peer{static_cast<raft::NodeId>(j),
+                             {"127.0.0.1", peer[j]},
+                             {"127.0.0.1", client[j]}};
+    o.listen = {"127.0.0.1", client[i]};
+    o.unsafe = unsafe;
+    c.Add(o);
+  }
+  c.Run();
+  int leader = 0;
+  REQUIRE(Await([&] {
+    for (int i = 1; i <= 3; ++i) {
+      TestClient t("127.0.0.1", client[i]);
+      if (Field(Status(t), "role") == "leader") leader = i;
+    }
+    return leader != 0;
+  }));
+  REQUIRE(Await([&] {
+    for (int i = 1; i <= 3; ++i) {
+      TestClient t("127.0.0.1", client[i]);
+      if (Field(Status(t), "leader") != std::to_string(leader)) return false;
+    }
+    return true;
+  }));
+  return leader;
+}
+
 }  // namespace
+
+TEST_CASE("server: three nodes answer TXN atomically", "[txn]") {
+  TempDir dir;
+  int peer[4], client[4];
+  Cluster c;
+  int leader = StartThree(c, dir.path, peer, client);
+  int follower = leader % 3 + 1;
+  TestClient l("127.0.0.1", client[leader]);
+  TestClient f("127.0.0.1", client[follower]);
+  REQUIRE(l.ok());
+  REQUIRE(f.ok());
+
+  CHECK(Render(l.Call({"TXN", "r", "x",      "-", "append", "x", "1", "R",
+                       "x",   "-", "APPEND", "x", "2",      "W", "y", "a",
+                       "R",   "y", "-",      "R", "z",      "-"})) ==
+        "[nil,+OK,[$1],+OK,+OK,$a,nil]");
+  CHECK(Render(l.Call({"TXN", "R", "x", "-", "R", "y", "-"})) ==
+        "[[$1,$2],$a]");
+  // A list is visible to GET on every node, as an array.
+  for (int i = 1; i <= 3; ++i) {
+    TestClient t("127.0.0.1", client[i]);
+    CHECK(Render(t.Call({"GET", "x"})) == "[$1,$2]");
+  }
+  // Writes go to the leader.
+  CHECK(f.CallStr({"TXN", "W", "y", "b"}) ==
+        "-NOTLEADER " + std::to_string(leader) +
+            " 127.0.0.1:" + std::to_string(client[leader]));
+  // APPEND to a string refuses the whole transaction.
+  CHECK(l.CallStr({"TXN", "APPEND", "q", "1", "APPEND", "y", "2"})
+            .rfind("-WRONGTYPE ", 0) == 0);
+  CHECK(l.CallStr({"GET", "q"}) == "nil");
+  CHECK(l.CallStr({"SET", "x", "s"}) == "+OK");  // replaces the list
+  CHECK(Render(l.Call({"TXN", "R", "x", "-"})) == "[$s]");
+  // Malformed.
+  CHECK(l.CallStr({"TXN"}).rfind("-ERR TXN needs", 0) == 0);
+  CHECK(l.CallStr({"TXN", "R", "x"}).rfind("-ERR TXN needs", 0) == 0);
+  CHECK(l.CallStr({"TXN", "X", "x", "-"}).rfind("-ERR TXN op", 0) == 0);
+  CHECK(c.Stop() == std::vector<int>{0, 0, 0});
+}
+
+TEST_CASE("server: --unsafe txn-not-atomic uses one entry per micro-op",
+          "[txn]") {
+  TempDir dir;
+  int peer[4], client[4];
+  Cluster c;
+  int leader =
+      StartThree(c, dir.path, peer, client, raft::Unsafe::kTxnNotAtomic);
+  TestClient l("127.0.0.1", client[leader]);
+  REQUIRE(l.ok());
+  CHECK(Field(Status(l), "unsafe") == "txn-not-atomic");
+  auto applied = [&] { return std::stoull(Field(Status(l), "applied")); };
+  std::uint64_t before = applied();
+  // The same reply as the atomic TXN...
+  CHECK(Render(l.Call({"TXN", "r", "x", "-", "append", "x", "1", "R", "x", "-",
+                       "W", "y", "a", "R", "y", "-"})) ==
+        "[nil,+OK,[$1],+OK,$a]");
+  // ... but five log entries.
+  CHECK(applied() == before + 5);
+  // A failing first part is that part's error (no effect); a later one is
+  // -PARTIAL (earlier parts took effect).
+  CHECK(l.CallStr({"TXN", "APPEND", "y", "1", "W", "q", "1"})
+            .rfind("-WRONGTYPE ", 0) == 0);
+  CHECK(l.CallStr({"GET", "q"}) == "nil");
+  CHECK(l.CallStr({"TXN", "W", "q", "1", "APPEND", "y", "1"})
+            .rfind("-PARTIAL ", 0) == 0);
+  CHECK(l.CallStr({"GET", "q"}) == "$1");
+
+  // Another client's write lands between the parts of a transaction: the
+  // second read sees it, which an atomic TXN never could.
+  TestClient other("127.0.0.1", client[leader]);
+  REQUIRE(other.ok());
+  bool interleaved = false;
+  for (int attempt = 0; attempt < 50 && !interleaved; ++attempt) {
+    std::string v = std::to_string(attempt);
+    std::string batch;
+    for (int i = 0; i < 20; ++i)
+      batch += faultline::raftkv::resp::EncodeCommand(
+          {"SET", "k", v + "-" + std::to_string(i)});
+    REQUIRE(l.Send({"TXN", "R", "k", "-", "R", "k", "-", "R", "k", "-"}));
+    REQUIRE(other.SendRaw(batch));
+    auto reply = l.Read();
+    for (int i = 0; i < 20; ++i)
+      REQUIRE(TestClient::Str(other.Read()) == "+OK");
+    REQUIRE(reply);
+    REQUIRE(reply->array.size() == 3);
+    interleaved = reply->array[0] != reply->array[2];
+  }
+  CHECK(interleaved);
+  CHECK(c.Stop() == std::vector<int>{0, 0, 0});
+}
 
 TEST_CASE("server: one node serves every command and recovers on restart") {
   TempDir dir;
