@@ -41,7 +41,7 @@ ReadResult ParseHistory(std::string_view text, HistoryFormat format);
 // the same process and f; at most one outstanding op per process; no invoke
 // by a process after its info; known types; times non-decreasing; the value
 // shapes of the model's vocabulary when `model` is non-empty ("register",
-// "cas-register", "kv", "mutex"). Returns ok or the first violation, with
+// "cas-register", "kv", "mutex", "list-append", "rw-register"). Returns ok or the first violation, with
 // line = index + 1 of the offending event.
 std::optional<ReadError> CheckWellFormed(const History& history,
                                          std::string_view model);
@@ -54,8 +54,9 @@ std::string ToString(const ReadError& error);
 enum class TupleKeys {
   // Split when every client event lacks :key and has a 2-element vector
   // value, unless the history could be a plain cas-register one (every
-  // client f is "cas" and no tuple's second element is a list). A warning
-  // says when values were split.
+  // client f is "cas" and no tuple's second element is a list) or a
+  // transactional one (any client f is "txn"). A warning says when values
+  // were split.
   kAuto,
   kSplit,  // always split (an event whose value is not a 2-tuple: error)
   kKeep,   // never split
@@ -75,8 +76,9 @@ ReadResult ParseJepsenEdn(std::string_view text, const EdnOptions& options);
 ReadResult ParsePorcupineLog(std::string_view text);
 
 // True for the model names CheckWellFormed knows value shapes for:
-// "register", "cas-register", "kv", "mutex". CheckWellFormed skips the
-// shape rules (but keeps every other rule) for any other name.
+// "register", "cas-register", "kv", "mutex", "list-append", "rw-register".
+// CheckWellFormed skips the shape rules (but keeps every other rule) for
+// any other name.
 bool IsKnownModel(std::string_view model);
 
 }  // namespace faultline::checkers

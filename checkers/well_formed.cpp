@@ -25,6 +25,12 @@
 //       put, append: value (every type) a string.
 //     mutex:         f is acquire or release (values unconstrained, since
 //                    lock workloads carry fencing tokens there).
+//     list-append, rw-register: f is txn; value a list of [f, key, value]
+//                    micro-ops, f "append" (list-append) or "w"
+//                    (rw-register) with an int/string value, or "r";
+//                    keys int or string; a read's invoke value null; an
+//                    ok read a list of ints/strings or null (list-append)
+//                    or an int, string or null (rw-register).
 //  An invoke with no completion by the end is fine (it counts as info).
 #include <string>
 #include <unordered_map>
@@ -35,9 +41,19 @@
 namespace faultline::checkers {
 namespace {
 
-enum class Model { kNone, kRegister, kCasRegister, kKv, kMutex };
+enum class Model {
+  kNone,
+  kRegister,
+  kCasRegister,
+  kKv,
+  kMutex,
+  kListAppend,
+  kRwRegister
+};
 
 Model ModelOf(std::string_view name) {
+  if (name == "list-append") return Model::kListAppend;
+  if (name == "rw-register") return Model::kRwRegister;
   if (name == "register") return Model::kRegister;
   if (name == "cas-register") return Model::kCasRegister;
   if (name == "kv") return Model::kKv;
@@ -62,6 +78,68 @@ std::string Op(const Event& e) {
 
 bool IsScalar(const Value& v) { return v.is_int() || v.is_string(); }
 
+// The shape of a transaction (checkers/txn/txn.h): a list of [f, k, v].
+std::string CheckTxnShape(bool append, const Event& e) {
+  if (e.f != "txn") {
+    return "unknown operation \"" + e.f + "\" for model " +
+           (append ? "list-append" : "rw-register") +
+           " (expected txn, whose value is a list of micro-ops)";
+  }
+  if (!e.value.is_list()) {
+    return std::string("a txn value must be a list of micro-ops such as ") +
+           (append ? "[[\"append\", 1, 5], [\"r\", 2, null]]"
+                   : "[[\"w\", 1, 5], [\"r\", 2, null]]") +
+           ", not " + std::string(KindName(e.value));
+  }
+  const char* write = append ? "append" : "w";
+  std::size_t n = 0;
+  for (const Value& m : e.value.as_list()) {
+    ++n;
+    const std::string at = "micro-op " + std::to_string(n) + " ";
+    if (!m.is_list() || m.as_list().size() != 3 ||
+        !m.as_list()[0].is_string()) {
+      return at + "must be [f, key, value] with f \"" + write +
+             "\" or \"r\", not " + m.ToJson();
+    }
+    const std::string& f = m.as_list()[0].as_string();
+    const Value& k = m.as_list()[1];
+    const Value& v = m.as_list()[2];
+    if (f != write && f != "r") {
+      return at + "has f \"" + f + "\"; expected \"" + write + "\" or \"r\"";
+    }
+    if (!IsScalar(k)) {
+      return at + "has key " + k.ToJson() + "; a key is an integer or a string";
+    }
+    if (f == write) {
+      if (!IsScalar(v)) {
+        return at + "writes " + v.ToJson() +
+               "; a written value is an integer or a string";
+      }
+      continue;
+    }
+    if (e.type == EventType::kInvoke && !v.is_null()) {
+      return at + "is a read whose invoke value is " + v.ToJson() +
+             "; it must be null (the completion carries what was read)";
+    }
+    if (e.type != EventType::kOk || v.is_null()) continue;
+    if (append) {
+      bool scalars = v.is_list();
+      if (scalars) {
+        for (const Value& x : v.as_list()) scalars = scalars && IsScalar(x);
+      }
+      if (!scalars) {
+        return at + "read " + v.ToJson() +
+               "; a list-append read returns the key's whole list of "
+               "integers or strings (or null / [] when empty)";
+      }
+    } else if (!IsScalar(v)) {
+      return at + "read " + v.ToJson() +
+             "; a rw-register read returns an integer, a string or null";
+    }
+  }
+  return {};
+}
+
 // Returns an empty string when the value fits the model, else what is wrong.
 std::string CheckShape(Model model, const Event& e) {
   const Value& v = e.value;
@@ -70,6 +148,9 @@ std::string CheckShape(Model model, const Event& e) {
   switch (model) {
     case Model::kNone:
       return {};
+    case Model::kListAppend:
+    case Model::kRwRegister:
+      return CheckTxnShape(model == Model::kListAppend, e);
     case Model::kRegister:
     case Model::kCasRegister:
       if (e.f == "read") {

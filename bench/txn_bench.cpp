@@ -1,0 +1,334 @@
+// List-append checker benchmark. Generates a large list-append history in
+// memory (a correct concurrent execution, so the verdict should be valid:
+// each transaction takes effect atomically between its invocation and its
+// completion), times CheckListAppend on it, then times writing the history
+// as JSONL text and parsing it back with ParseJsonl. Keys follow Jepsen's
+// list-append generator: `--keys` keys are active at a time; a key retires
+// after 32 appends and a fresh key takes its place.
+//
+// Usage: txn_bench [--txns N] [--keys K] [--processes P] [--seed S]
+//                  [--model M] [--inject]
+//   --inject appends one G-single cycle (read skew: T2 sees T1's append to
+//   x but not its append to y), so the verdict should be invalid.
+// Prints "name: value" lines.
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "checkers/history.h"
+#include "checkers/history_io.h"
+#include "checkers/txn/txn.h"
+
+namespace fc = faultline::checkers;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+// Peak resident set of this process so far (VmHWM), in MB; 0 if unknown.
+double PeakRssMb() {
+  std::FILE* f = std::fopen("/proc/self/status", "r");
+  if (f == nullptr) return 0;
+  char line[256];
+  std::uint64_t kb = 0;
+  while (std::fgets(line, sizeof(line), f) != nullptr) {
+    if (std::strncmp(line, "VmHWM:", 6) == 0) {
+      kb = std::strtoull(line + 6, nullptr, 10);
+      break;
+    }
+  }
+  std::fclose(f);
+  return static_cast<double>(kb) / 1024.0;
+}
+
+// CPU time (user + system, all threads) of this process so far: the wall
+// time of a shared machine overstates the work.
+double CpuSeconds() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+         static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+struct Options {
+  std::int64_t txns = 1'000'000;
+  int keys = 1000;
+  int processes = 16;
+  std::uint64_t seed = 1;
+  std::string model = "strict-serializable";
+  bool inject = false;
+};
+
+constexpr int kAppendsPerKey = 32;
+
+class ListAppendGen {
+ public:
+  explicit ListAppendGen(const Options& o)
+      : o_(o), rng_(o.seed), slots_(static_cast<std::size_t>(o.processes)) {
+    for (int k = 0; k < o.keys; ++k) pool_.push_back(NewKey());
+  }
+
+  fc::History Run() {
+    history_.reserve(static_cast<std::size_t>(o_.txns) * 2 + 16);
+    std::int64_t invoked = 0;
+    std::int64_t done = 0;
+    std::uniform_int_distribution<int> pick(0, o_.processes - 1);
+    while (done < o_.txns) {
+      const int s = pick(rng_);
+      Slot& slot = slots_[static_cast<std::size_t>(s)];
+      if (slot.stage == 0) {
+        if (invoked == o_.txns) continue;
+        ++invoked;
+        Invoke(s, slot);
+      } else if (slot.stage == 1) {
+        Effect(slot);
+      } else {
+        Complete(s, slot);
+        ++done;
+      }
+    }
+    if (o_.inject) InjectGSingle();
+    return std::move(history_);
+  }
+
+  std::int64_t keys_used() const {
+    return static_cast<std::int64_t>(lists_.size());
+  }
+
+ private:
+  struct MopSpec {
+    bool append;
+    std::int64_t key;
+    std::int64_t value;
+    fc::Value read;
+  };
+  struct Slot {
+    int stage = 0;  // 0 idle, 1 invoked, 2 took effect
+    std::vector<MopSpec> mops;
+  };
+
+  std::int64_t NewKey() {
+    lists_.emplace_back();
+    cached_.emplace_back();
+    appends_.push_back(0);
+    return static_cast<std::int64_t>(lists_.size()) - 1;
+  }
+
+  // A key from the active pool; `append` counts toward its retirement.
+  std::int64_t PickKey(bool append) {
+    const auto i =
+        std::uniform_int_distribution<std::size_t>(0, pool_.size() - 1)(rng_);
+    const std::int64_t k = pool_[i];
+    if (append && ++appends_[static_cast<std::size_t>(k)] >= kAppendsPerKey) {
+      pool_[i] = NewKey();
+    }
+    return k;
+  }
+
+  fc::Value MopsValue(const std::vector<MopSpec>& mops, bool results) const {
+    fc::Value::List l;
+    l.reserve(mops.size());
+    for (const MopSpec& m : mops) {
+      l.push_back(fc::Value::MakeList(
+          {m.append ? append_f_ : read_f_, fc::Value::Int(m.key),
+           m.append ? fc::Value::Int(m.value)
+                    : (results ? m.read : fc::Value())}));
+    }
+    return fc::Value::MakeList(std::move(l));
+  }
+
+  void Emit(std::int64_t process, fc::EventType type, fc::Value value) {
+    fc::Event e;
+    e.index = static_cast<std::int64_t>(history_.size());
+    e.time = e.index * 1000;
+    e.process = process;
+    e.type = type;
+    e.f = "txn";
+    e.value = std::move(value);
+    history_.push_back(std::move(e));
+  }
+
+  void Invoke(int s, Slot& slot) {
+    slot.mops.clear();
+    const int n = std::uniform_int_distribution<int>(1, 4)(rng_);
+    for (int i = 0; i < n; ++i) {
+      const bool append = (rng_() & 1) != 0;
+      MopSpec m{append, PickKey(append), append ? next_value_++ : 0, {}};
+      slot.mops.push_back(std::move(m));
+    }
+    Emit(s, fc::EventType::kInvoke, MopsValue(slot.mops, false));
+    slot.stage = 1;
+  }
+
+  // The transaction takes effect: appends land, reads see the lists now.
+  void Effect(Slot& slot) {
+    for (MopSpec& m : slot.mops) {
+      const auto k = static_cast<std::size_t>(m.key);
+      if (m.append) {
+        lists_[k].push_back(m.value);
+        cached_[k] = fc::Value();
+      } else {
+        if (cached_[k].is_null()) {
+          fc::Value::List l;
+          l.reserve(lists_[k].size());
+          for (std::int64_t v : lists_[k]) l.push_back(fc::Value::Int(v));
+          cached_[k] = fc::Value::MakeList(std::move(l));  // shared by reads
+        }
+        m.read = cached_[k];
+      }
+    }
+    slot.stage = 2;
+  }
+
+  void Complete(int s, Slot& slot) {
+    Emit(s, fc::EventType::kOk, MopsValue(slot.mops, true));
+    slot.stage = 0;
+  }
+
+  void RunAlone(std::vector<MopSpec> mops) {
+    Slot slot;
+    slot.mops = std::move(mops);
+    Emit(0, fc::EventType::kInvoke, MopsValue(slot.mops, false));
+    Effect(slot);
+    Complete(0, slot);
+  }
+
+  // T1 appends to fresh keys x and y; T2 reads x with T1's element but y
+  // without it (a G-single: T1 -wr-> T2 -rw-> T1); T3 then reads y with it.
+  void InjectGSingle() {
+    // Run's loop has completed every transaction: process 0 is free.
+    const std::int64_t x = NewKey();
+    const std::int64_t y = NewKey();
+    const std::int64_t a = next_value_++;
+    const std::int64_t b = next_value_++;
+    RunAlone({{true, x, a, {}}, {true, y, b, {}}});
+    Slot t2;
+    t2.mops = {{false, x, 0, {}}, {false, y, 0, {}}};
+    Emit(0, fc::EventType::kInvoke, MopsValue(t2.mops, false));
+    t2.mops[0].read = fc::Value::MakeList({fc::Value::Int(a)});
+    t2.mops[1].read = fc::Value::MakeList({});
+    Emit(0, fc::EventType::kOk, MopsValue(t2.mops, true));
+    RunAlone({{false, y, 0, {}}});
+  }
+
+  Options o_;
+  std::mt19937_64 rng_;
+  std::vector<Slot> slots_;
+  std::vector<std::int64_t> pool_;
+  std::vector<std::vector<std::int64_t>> lists_;
+  std::vector<fc::Value> cached_;  // null: rebuild on the next read
+  std::vector<int> appends_;
+  std::int64_t next_value_ = 1;
+  fc::History history_;
+  const fc::Value append_f_ = fc::Value::String("append");
+  const fc::Value read_f_ = fc::Value::String("r");
+};
+
+bool ParseArgs(int argc, char** argv, Options& o) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> const char* {
+      return i + 1 < argc ? argv[++i] : nullptr;
+    };
+    const char* v = nullptr;
+    if (a == "--inject") {
+      o.inject = true;
+    } else if (a == "--txns" && (v = next()) != nullptr) {
+      o.txns = std::atoll(v);
+    } else if (a == "--keys" && (v = next()) != nullptr) {
+      o.keys = std::atoi(v);
+    } else if (a == "--processes" && (v = next()) != nullptr) {
+      o.processes = std::atoi(v);
+    } else if (a == "--seed" && (v = next()) != nullptr) {
+      o.seed = std::strtoull(v, nullptr, 10);
+    } else if (a == "--model" && (v = next()) != nullptr) {
+      o.model = v;
+    } else {
+      std::fprintf(stderr,
+                   "usage: txn_bench [--txns N] [--keys K] [--processes P] "
+                   "[--seed S] [--model M] [--inject]\n");
+      return false;
+    }
+  }
+  if (o.txns < 1 || o.keys < 1 || o.processes < 1) {
+    std::fprintf(stderr,
+                 "txn_bench: --txns, --keys, --processes must be >= 1\n");
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  if (!ParseArgs(argc, argv, o)) return 2;
+
+  auto t0 = Clock::now();
+  ListAppendGen gen(o);
+  fc::History history = gen.Run();
+  auto t1 = Clock::now();
+  const auto txns = static_cast<double>(history.size() / 2);
+  std::printf("txns: %zu\nevents: %zu\nkeys: %lld\nprocesses: %d\n",
+              history.size() / 2, history.size(),
+              static_cast<long long>(gen.keys_used()), o.processes);
+  std::printf("injected: %s\nmodel: %s\n", o.inject ? "G-single" : "none",
+              o.model.c_str());
+  std::printf("generate_seconds: %.3f\n", Seconds(t0, t1));
+  std::printf("peak_rss_mb_after_generate: %.1f\n", PeakRssMb());
+  std::fflush(stdout);
+
+  fc::txn::TxnOptions opts;
+  opts.consistency_model = o.model;
+  const double c2 = CpuSeconds();
+  auto t2 = Clock::now();
+  fc::Verdict v = fc::txn::CheckListAppend(history, opts);
+  auto t3 = Clock::now();
+  const double c3 = CpuSeconds();
+  const double check = Seconds(t2, t3);
+  std::printf("verdict: %s\nsummary: %s\n",
+              std::string(fc::ToString(v.validity)).c_str(), v.summary.c_str());
+  std::printf("check_seconds: %.3f\n", check);
+  std::printf("check_cpu_seconds: %.3f\n", c3 - c2);
+  std::printf("check_txns_per_second: %.0f\n", check > 0 ? txns / check : 0);
+  std::printf("peak_rss_mb_after_check: %.1f\n", PeakRssMb());
+  std::fflush(stdout);
+
+  auto t4 = Clock::now();
+  std::string text;
+  for (const fc::Event& e : history) {
+    text += fc::ToJsonLine(e);
+    text += '\n';
+  }
+  auto t5 = Clock::now();
+  const std::size_t events = history.size();
+  fc::History().swap(history);  // the parsed copy replaces it
+  const double c6 = CpuSeconds();
+  auto t6 = Clock::now();
+  fc::ReadResult parsed = fc::ParseJsonl(text);
+  auto t7 = Clock::now();
+  const double c7 = CpuSeconds();
+  std::printf("jsonl_bytes: %zu\n", text.size());
+  std::printf("jsonl_write_seconds: %.3f\n", Seconds(t4, t5));
+  std::printf("jsonl_parse_seconds: %.3f\n", Seconds(t6, t7));
+  std::printf("jsonl_parse_cpu_seconds: %.3f\n", c7 - c6);
+  std::printf("jsonl_parse_ok: %s\n",
+              parsed.ok && parsed.history.size() == events ? "yes" : "no");
+  if (!parsed.ok) {
+    std::printf("jsonl_parse_error: %s\n", fc::ToString(parsed.error).c_str());
+  }
+  std::printf("peak_rss_mb_after_parse: %.1f\n", PeakRssMb());
+  return v.validity == fc::Validity::kInvalid ? 1 : 0;
+}
