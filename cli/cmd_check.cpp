@@ -6,14 +6,19 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "checkers/collections/bank.h"
+#include "checkers/collections/counter.h"
+#include "checkers/collections/set.h"
 #include "checkers/history_io.h"
 #include "checkers/leader_per_term.h"
 #include "checkers/linearizable.h"
 #include "checkers/mutex_fencing.h"
+#include "checkers/txn/txn.h"
 #include "cli/commands.h"
 #include "cli/history_format.h"
 #include "cli/output.h"
@@ -33,7 +38,30 @@ struct CheckCliOptions {
   double memory_limit_mb = 0;
   bool json = false;
   bool witness = false;
+  std::string consistency_model = "strict-serializable";
 };
+
+std::optional<std::chrono::steady_clock::time_point> Deadline(double seconds) {
+  if (seconds <= 0) return std::nullopt;
+  return std::chrono::steady_clock::now() +
+         std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+             std::chrono::duration<double>(seconds));
+}
+
+// The transactional check of `history` (list-append or rw-register).
+checkers::Verdict CheckTxn(const CheckCliOptions& o,
+                           const checkers::History& history) {
+  checkers::txn::TxnOptions t;
+  t.consistency_model = o.consistency_model;
+  t.deadline = Deadline(o.time_limit);
+  t.memory_limit_bytes =
+      o.memory_limit_mb > 0
+          ? static_cast<std::uint64_t>(o.memory_limit_mb * 1024 * 1024)
+          : harness::kDefaultCheckMemoryBytes;
+  return o.model == checkers::txn::kListAppendChecker
+             ? checkers::txn::CheckListAppend(history, t)
+             : checkers::txn::CheckRwRegister(history, t);
+}
 
 // The linearizability check of `history` against o.model.
 checkers::Verdict CheckLin(const CheckCliOptions& o,
@@ -44,12 +72,7 @@ checkers::Verdict CheckLin(const CheckCliOptions& o,
       o.threads > 0
           ? o.threads
           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  if (o.time_limit > 0) {
-    lin.deadline =
-        std::chrono::steady_clock::now() +
-        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-            std::chrono::duration<double>(o.time_limit));
-  }
+  lin.deadline = Deadline(o.time_limit);
   lin.memory_limit_bytes =
       o.memory_limit_mb > 0
           ? static_cast<std::uint64_t>(o.memory_limit_mb * 1024 * 1024)
@@ -111,6 +134,15 @@ int DoCheck(const CheckCliOptions& o) {
     v = checkers::CheckMutexFencing(read.history);
   } else if (o.model == checkers::kLeaderPerTermChecker) {
     v = checkers::CheckLeaderPerTerm(read.history);
+  } else if (o.model == checkers::txn::kListAppendChecker ||
+             o.model == checkers::txn::kRwRegisterChecker) {
+    v = CheckTxn(o, read.history);
+  } else if (o.model == checkers::collections::kSetChecker) {
+    v = checkers::collections::CheckSet(read.history);
+  } else if (o.model == checkers::collections::kBankChecker) {
+    v = checkers::collections::CheckBank(read.history);
+  } else if (o.model == checkers::collections::kCounterChecker) {
+    v = checkers::collections::CheckCounter(read.history);
   } else {
     v = CheckLin(o, read.history);
   }
@@ -149,10 +181,14 @@ std::vector<std::string> CheckModelNames() {
 void AddCheckCommand(CLI::App& root, int& exit_code) {
   auto o = std::make_shared<CheckCliOptions>();
   auto* cmd = root.add_subcommand(
-      "check", "Check a history file for linearizability against a model");
+      "check",
+      "Check a history file against a model: linearizability, locks and "
+      "leaders, or transactions (list-append, rw-register)");
   cmd->add_option("--model,-m", o->model,
-                  "Model of the system, or the checker mutex-fencing or "
-                  "leader-per-term (docs/history-locks.md)")
+                  "Model of the system, the checker mutex-fencing or "
+                  "leader-per-term (docs/history-locks.md), or the "
+                  "transactional list-append or rw-register, or set, bank "
+                  "or counter (docs/transactions.md)")
       ->required()
       ->check(CLI::IsMember(CheckModelNames()));
   cmd->add_option("history", o->file, "History file")->required();
@@ -168,6 +204,10 @@ void AddCheckCommand(CLI::App& root, int& exit_code) {
   cmd->add_option("--memory-limit", o->memory_limit_mb,
                   "Give up (unknown) past this many MiB of search state "
                   "(default 4096)");
+  cmd->add_option("--consistency-model", o->consistency_model,
+                  "list-append and rw-register: the model the history must "
+                  "satisfy (default strict-serializable)")
+      ->check(CLI::IsMember(checkers::txn::ConsistencyModelNames()));
   cmd->add_flag("--json", o->json, "Print the verdict as JSON");
   cmd->add_flag("--witness", o->witness,
                 "On valid, print a linearization order per key");
@@ -187,7 +227,9 @@ void AddCheckCommand(CLI::App& root, int& exit_code) {
       "  faultline check -m register history.edn\n"
       "  faultline check -m register --format porcupine etcd_000.log\n"
       "  faultline check -m mutex-fencing store/redis-lock/latest/"
-      "history.jsonl");
+      "history.jsonl\n"
+      "  faultline check -m list-append --consistency-model serializable "
+      "history.edn");
   cmd->callback([o, &exit_code] { exit_code = DoCheck(*o); });
 }
 

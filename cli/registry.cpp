@@ -6,9 +6,13 @@
 #include <filesystem>
 #include <system_error>
 
+#include "checkers/collections/bank.h"
+#include "checkers/collections/counter.h"
+#include "checkers/collections/set.h"
 #include "checkers/leader_per_term.h"
 #include "checkers/linearizable.h"
 #include "checkers/mutex_fencing.h"
+#include "checkers/txn/txn.h"
 #include "harness/clock/clock.h"
 #include "harness/cluster/netns.h"
 #include "harness/process/find_program.h"
@@ -22,6 +26,7 @@
 #include "workloads/election.h"
 #include "workloads/lock.h"
 #include "workloads/register.h"
+#include "workloads/txn.h"
 
 namespace faultline::cli {
 
@@ -103,6 +108,12 @@ harness::Result<std::unique_ptr<harness::Workload>> MakeWorkload(
   }
   if (spec.workload.name == "election") {
     return workloads::MakeElectionWorkload(spec.workload);
+  }
+  if (spec.workload.name == "list-append") {
+    return workloads::MakeListAppendWorkload(spec.workload);
+  }
+  if (spec.workload.name == "rw-register") {
+    return workloads::MakeRwRegisterWorkload(spec.workload);
   }
   return harness::Fail("unknown workload " + spec.workload.name);
 }
@@ -298,6 +309,24 @@ std::vector<Described> CheckModelDescriptions() {
                  std::string("the checker: ") + kMutexFencingLine});
   out.push_back({checkers::kLeaderPerTermChecker,
                  std::string("the checker: ") + kLeaderPerTermLine});
+  out.push_back({checkers::txn::kListAppendChecker,
+                 "transactions of appends to and whole reads of lists: "
+                 "dependency cycles and named anomalies (G0 .. G2-item) "
+                 "against --consistency-model (docs/transactions.md)"});
+  out.push_back({checkers::txn::kRwRegisterChecker,
+                 "transactions of unique writes and reads of registers: "
+                 "checked like list-append (docs/transactions.md)"});
+  out.push_back({checkers::collections::kSetChecker,
+                 "adds of unique elements and reads of the whole set: lost, "
+                 "stale, unexpected and duplicate elements "
+                 "(docs/transactions.md)"});
+  out.push_back({checkers::collections::kBankChecker,
+                 "transfers between accounts and reads of every balance: "
+                 "the total holds and no balance is negative "
+                 "(docs/transactions.md)"});
+  out.push_back({checkers::collections::kCounterChecker,
+                 "increments and reads: each read lies between the "
+                 "acknowledged and the attempted sums (docs/transactions.md)"});
   return out;
 }
 

@@ -47,6 +47,17 @@ const KnownNames& Known() {
                      "recipe, write a protected resource while leading "
                      "(renewing first), resign; checked for fencing and one "
                      "leader per term (any target with lock ops)",
+                     1},
+                    {"list-append",
+                     "transactions of appends to and whole reads of keys' "
+                     "lists; checked for dependency cycles and named "
+                     "anomalies (G0 .. G2-item) against "
+                     "workload.consistency_model (raftkv)",
+                     1},
+                    {"rw-register",
+                     "transactions of unique writes and reads of registers; "
+                     "checked like list-append, from reads-from and "
+                     "write-follows-read orders (raftkv)",
                      1}},
       .faults = {{"partition",
                   "cut network links between groups of nodes (shape from "
@@ -554,6 +565,11 @@ std::string DescribeSpec(const TestSpec& s) {
   o += "  stall_ms: " + std::to_string(w.stall_ms) + "\n";
   o += std::string("  fenced: ") + (w.fenced ? "true" : "false") + "\n";
   o += "  observe_ms: " + std::to_string(w.observe_ms) + "\n";
+  o += "  key_dist: " + w.key_dist + "\n";
+  o += "  max_writes_per_key: " + std::to_string(w.max_writes_per_key) + "\n";
+  o += "  min_txn_length: " + std::to_string(w.min_txn_length) + "\n";
+  o += "  max_txn_length: " + std::to_string(w.max_txn_length) + "\n";
+  o += "  consistency_model: " + w.consistency_model + "\n";
   o += "nemesis:\n";
   if (n.entries.empty()) {
     o += "  faults: " + Flow(n.faults, false) + "\n";

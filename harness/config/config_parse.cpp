@@ -134,6 +134,11 @@ const std::vector<std::pair<std::string, std::string>>& AllKeys() {
       {"workload", "stall_ms"},
       {"workload", "fenced"},
       {"workload", "observe_ms"},
+      {"workload", "key_dist"},
+      {"workload", "max_writes_per_key"},
+      {"workload", "min_txn_length"},
+      {"workload", "max_txn_length"},
+      {"workload", "consistency_model"},
       {"workload.mix", "read"},
       {"workload.mix", "write"},
       {"workload.mix", "cas"},
@@ -501,6 +506,37 @@ void Parser::Workload(const Item& it) {
           {"observe_ms",
            [&](const Item& x) {
              Millis(x, 0, 600000, &w.observe_ms, "0 means no observer");
+           }},
+          {"key_dist",
+           [&](const Item& x) {
+             static const std::vector<KnownName> kDists = {
+                 {"uniform", "every key alike", 1},
+                 {"exponential",
+                  "the first key slot about 100 times as likely as the last",
+                  1},
+                 {"hot", "a tenth of the keys get 90 % of accesses", 1}};
+             Enum(x, kDists, "workload.key_dist", &w.key_dist);
+           }},
+          {"max_writes_per_key",
+           [&](const Item& x) { Int(x, 1, 100000, &w.max_writes_per_key); }},
+          {"min_txn_length",
+           [&](const Item& x) { Int(x, 1, 64, &w.min_txn_length); }},
+          {"max_txn_length",
+           [&](const Item& x) { Int(x, 1, 64, &w.max_txn_length); }},
+          {"consistency_model",
+           [&](const Item& x) {
+             static const std::vector<KnownName> kModels = {
+                 {"strict-serializable",
+                  "serializable, in an order that respects real time", 1},
+                 {"serializable", "equivalent to some serial order", 1},
+                 {"snapshot-isolation",
+                  "no G-single, no lost update; write skew allowed", 1},
+                 {"repeatable-read", "no G2-item, no lost update", 1},
+                 {"read-committed", "no aborted or intermediate reads, no G1c",
+                  1},
+                 {"read-uncommitted", "no write cycles (G0)", 1}};
+             Enum(x, kModels, "workload.consistency_model",
+                  &w.consistency_model);
            }},
       });
 }

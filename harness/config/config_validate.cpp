@@ -807,6 +807,37 @@ void CheckWorkload(const TestSpec& s, const Provenance& prov,
     }
     return;  // the mix is not used
   }
+  if (w.name == "list-append" || w.name == "rw-register") {
+    static const std::vector<std::string> kTxnTargets = {"raftkv"};
+    if (std::find(kTxnTargets.begin(), kTxnTargets.end(), s.target.name) ==
+            kTxnTargets.end() &&
+        !prov.AnyBad({"workload.name"}) && !prov.AnyBad({"target.name"})) {
+      diag->Add(prov.Blame({"workload.name", "target.name"}),
+                "the " + w.name + " workload has a transaction client for " +
+                    JoinNames(kTxnTargets) + " only, not " + s.target.name,
+                "set target.name to one of " + JoinNames(kTxnTargets) +
+                    " (docs/transactions.md lists what each target supports)");
+    }
+    if (w.min_txn_length > w.max_txn_length &&
+        !prov.AnyBad({"workload.min_txn_length", "workload.max_txn_length"})) {
+      diag->Add(
+          prov.Blame({"workload.min_txn_length", "workload.max_txn_length"}),
+          "workload.min_txn_length (" + std::to_string(w.min_txn_length) +
+              ") is more than workload.max_txn_length (" +
+              std::to_string(w.max_txn_length) + ")",
+          "make min_txn_length at most max_txn_length");
+    }
+    if (w.read + w.write <= 0 &&
+        !prov.AnyBad({"workload.mix.read", "workload.mix.write"})) {
+      diag->Add(prov.Blame({"workload.mix", "workload"}),
+                "workload.mix: read and write are both 0, so a transaction "
+                "has no micro-op to run (cas is not used by " +
+                    w.name + ")",
+                "give read or write a weight > 0, e.g. `mix: {read: 50, "
+                "write: 50}`");
+    }
+    return;
+  }
   if (prov.AnyBad(
           {"workload.mix.read", "workload.mix.write", "workload.mix.cas"})) {
     return;

@@ -102,7 +102,9 @@ struct RaftkvSpec {
   // [unsafe] One safety mechanism turned off, for checking the checkers:
   // none | vote-not-persisted | leader-read-no-quorum |
   // follower-lease-no-margin | commit-old-terms | lock-token-per-term |
-  // log-not-synced (the WAL, snapshot and data directory are never fsynced).
+  // log-not-synced (the WAL, snapshot and data directory are never fsynced) |
+  // txn-not-atomic (each micro-op of a TXN is its own log entry, so other
+  // writes interleave: G1b, read skew, cycles).
   std::string unsafe = "none";
   std::string binary = "raftkv";  // [binary] path or name; the default is
                                   // looked up next to faultline, then PATH
@@ -116,17 +118,17 @@ struct RaftkvSpec {
 // Redis 7 with Sentinel (docs/targets/redis.md): per node one redis-server
 // (n1 starts as primary, the others replicate it) and one redis-sentinel.
 struct RedisSpec {
-  int down_after_ms = 2000;             // [down_after_ms] 100..600000, sentinel
-                                        // down-after-milliseconds
-  int failover_timeout_ms = 6000;       // [failover_timeout_ms] 1000..3600000
-  int min_replicas_to_write = 0;        // [min_replicas_to_write] 0..8, 0 = off
-  int min_replicas_max_lag_s = 10;      // [min_replicas_max_lag_s] 1..3600
-  bool appendonly = false;              // [appendonly]
+  int down_after_ms = 2000;         // [down_after_ms] 100..600000, sentinel
+                                    // down-after-milliseconds
+  int failover_timeout_ms = 6000;   // [failover_timeout_ms] 1000..3600000
+  int min_replicas_to_write = 0;    // [min_replicas_to_write] 0..8, 0 = off
+  int min_replicas_max_lag_s = 10;  // [min_replicas_max_lag_s] 1..3600
+  bool appendonly = false;          // [appendonly]
   // [appendfsync] always | everysec | no: redis.conf appendfsync; matters
   // only with appendonly (everysec may lose ~1 s of acknowledged writes on
   // power loss, no leaves it to the kernel).
   std::string appendfsync = "everysec";
-  std::string binary = "redis-server";  // [binary]
+  std::string binary = "redis-server";             // [binary]
   std::string sentinel_binary = "redis-sentinel";  // [sentinel_binary]
   bool operator==(const RedisSpec&) const = default;
 };
@@ -134,12 +136,12 @@ struct RedisSpec {
 // Apache ZooKeeper 3.8 (docs/targets/zookeeper.md): one server per node,
 // run by faultline's own java command line.
 struct ZookeeperSpec {
-  int tick_ms = 200;          // [tick_ms] tickTime, 10..10000; sessions last
-                              // 2..20 ticks
-  int init_limit = 20;        // [init_limit] initLimit in ticks, 1..1000
-  int sync_limit = 5;         // [sync_limit] syncLimit in ticks, 1..1000
-  bool sync_reads = true;     // [sync_reads] register reads call sync first;
-                              // false is known to allow stale reads
+  int tick_ms = 200;       // [tick_ms] tickTime, 10..10000; sessions last
+                           // 2..20 ticks
+  int init_limit = 20;     // [init_limit] initLimit in ticks, 1..1000
+  int sync_limit = 5;      // [sync_limit] syncLimit in ticks, 1..1000
+  bool sync_reads = true;  // [sync_reads] register reads call sync first;
+                           // false is known to allow stale reads
   // [force_sync] false starts the servers with -Dzookeeper.forceSync=no: the
   // transaction log is never fsynced, so a power loss can lose acknowledged
   // writes.
@@ -265,6 +267,7 @@ struct TargetSpec {
 
 struct WorkloadSpec {
   std::string name = "register";  // [name] "register" | "lock" | "election"
+                                  // | "list-append" | "rw-register"
   int keys = 8;          // [keys] registers, spread over client threads
   int concurrency = 10;  // [concurrency] worker threads, 1..1000
   double rate = 200;     // [rate] invocations per second, all workers;
@@ -294,6 +297,16 @@ struct WorkloadSpec {
   // is asked for its role/term/leader (`observe` events, checked by
   // leader-per-term). 0 = off; else 1..600000.
   int observe_ms = 0;
+  // The transactional workloads list-append and rw-register
+  // (workloads/txn.h); ignored by others. `keys` is the number of keys in
+  // use at a time; the mix's read and write weights choose each micro-op.
+  std::string key_dist = "uniform";  // [key_dist] uniform | exponential | hot
+  int max_writes_per_key = 32;       // [max_writes_per_key] about this many
+                                     // appends/writes per key, then a fresh key
+  int min_txn_length = 1;  // [min_txn_length] micro-ops per transaction
+  int max_txn_length = 4;  // [max_txn_length] 1..64, >= min_txn_length
+  // [consistency_model] what the history must satisfy to be valid.
+  std::string consistency_model = "strict-serializable";
   bool operator==(const WorkloadSpec&) const = default;
 };
 
