@@ -281,7 +281,7 @@ void AppendRead(const TxnSet& set, const Mop& m, bool list_reads,
   out += '[';
   for (std::uint32_t i = 0; i < n; ++i) {
     if (n > 2 * kShown + 2 && i == kShown) {
-      out += "...";
+      out += " ...";
       i = n - kShown - 1;
       continue;
     }
