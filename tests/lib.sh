@@ -134,7 +134,7 @@ run_config() {
     --seed "$seed" "$@" >"$WORK/out.txt" 2>&1
   RC=$?
   set -e
-  RUN=$(readlink -f "$STORE/$name/latest")
+  RUN=$(readlink -f "$STORE/$name/latest" || true)  # none when refused
   [ -f "$RUN/results.json" ] || { cat "$WORK/out.txt"; fail "$name: no results.json"; }
   validate_results "$RUN/results.json"
   VERDICT=$(json_get "$RUN/results.json" "j['valid']")
