@@ -69,6 +69,7 @@ struct Options {
   std::uint64_t seed = 1;
   std::string model = "strict-serializable";
   bool inject = false;
+  bool jsonl = true;  // --no-jsonl: skip the JSONL write and parse
 };
 
 constexpr int kAppendsPerKey = 32;
@@ -245,6 +246,8 @@ bool ParseArgs(int argc, char** argv, Options& o) {
     const char* v = nullptr;
     if (a == "--inject") {
       o.inject = true;
+    } else if (a == "--no-jsonl") {
+      o.jsonl = false;
     } else if (a == "--txns" && (v = next()) != nullptr) {
       o.txns = std::atoll(v);
     } else if (a == "--keys" && (v = next()) != nullptr) {
@@ -258,7 +261,7 @@ bool ParseArgs(int argc, char** argv, Options& o) {
     } else {
       std::fprintf(stderr,
                    "usage: txn_bench [--txns N] [--keys K] [--processes P] "
-                   "[--seed S] [--model M] [--inject]\n");
+                   "[--seed S] [--model M] [--inject] [--no-jsonl]\n");
       return false;
     }
   }
@@ -305,6 +308,7 @@ int main(int argc, char** argv) {
   std::printf("check_txns_per_second: %.0f\n", check > 0 ? txns / check : 0);
   std::printf("peak_rss_mb_after_check: %.1f\n", PeakRssMb());
   std::fflush(stdout);
+  if (!o.jsonl) return v.validity == fc::Validity::kInvalid ? 1 : 0;
 
   auto t4 = Clock::now();
   std::string text;
