@@ -16,6 +16,7 @@
 #include "checkers/stats.h"
 #include "reports/report_clocks.h"
 #include "reports/report_html.h"
+#include "reports/report_txn.h"
 
 namespace faultline::reports {
 namespace {
@@ -129,6 +130,7 @@ class Builder {
     Ops(d);
     Faults(d);
     d["violation"] = Violation(s);
+    d["txn"] = TxnCyclesData(s, o_.max_value_chars);  // report_txn.h
     d["holds"] = Holds();
     d["leaders"] = Leaders();
     d["clocks"] = ClockSeries(h_, timed_, end_);  // reports/report_clocks.h

@@ -212,6 +212,8 @@ std::string ReportHtml(const RunSummary& s, const checkers::History& history,
   out +=
       "<section id=\"violation\" hidden>\n<h2>Linearizability violation</h2>\n"
       "<div id=\"violation-chart\" class=\"chart\"></div>\n</section>\n"
+      "<section id=\"txn-section\" hidden>\n<h2>Transaction cycles</h2>\n"
+      "<div id=\"txn\"></div>\n</section>\n"
       "<section id=\"timeline-section\">\n<h2>Timeline</h2>\n"
       "<p class=\"controls\"><button id=\"zoom-in\">zoom in</button> "
       "<button id=\"zoom-out\">zoom out</button> <button "

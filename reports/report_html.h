@@ -6,11 +6,14 @@
 // linearizability violation, its kind and context sentence and the
 // operations involved on their processes' timelines with key, values, the
 // node that served each and their times in seconds, the faults in force
-// shaded behind them; a zoomable timeline of every operation per process
-// (ok / fail / info coloured, nemesis windows shaded and labelled); for lock
-// and election runs the holders chart (overlaps red when unsafe, grey when
-// harmless, tokens granted twice or backwards marked) and the leaders chart
-// with the leaders per term, terms with two leaders marked;
+// shaded behind them; for the transactional checkers (list-append,
+// rw-register) each dependency cycle drawn as a ring of transactions with
+// the edges between them and why each edge exists; a zoomable timeline of
+// every operation per process (ok / fail / info coloured, nemesis windows
+// shaded and labelled); for lock and election runs the holders chart
+// (overlaps red when unsafe, grey when harmless, tokens granted twice or
+// backwards marked) and the leaders chart with the leaders per term, terms
+// with two leaders marked;
 // latency over time (points and quantile lines) and throughput over time per
 // f, with fault windows shaded; then the cluster, phases, problems, links to
 // the run's files and node logs, and the resolved config.
@@ -84,7 +87,8 @@ std::string ScriptSafeJson(std::string_view json);
 // "e","open","effect"}]}|null, "holds": {"rows","locks","items":[{..,
 // "bad"?,"bad_why"?}],"overlaps":[{"lock","s","e","unsafe","why"}]}|null,
 // "leaders": {"rows","items","dual","conflicts","terms":[{"domain","term",
-// "nodes","s","conflict"}],"terms_more"}|null, "clocks": ...}.
+// "nodes","s","conflict"}],"terms_more"}|null, "clocks": ...,
+// "txn": [...]|null (TxnCyclesData, reports/report_txn.h)}.
 std::string ReportDataJson(const RunSummary& s,
                            const checkers::History& history,
                            const ReportOptions& options = {});

@@ -29,6 +29,9 @@ table.facts th{text-align:left;padding-right:14px;font-weight:500;vertical-align
 ul.why li{margin:2px 0}p.vkind{font-weight:600;color:#c9302c;margin:4px 0}p.vcontext{margin:4px 0 8px;padding:4px 10px;border-left:4px solid #c9302c;background:#fdf0ef}
 .chart .vtime{fill:#4a5365;font-size:10.5px}table.terms{border-collapse:collapse;margin:6px 0}table.terms td,table.terms th{padding:1px 10px 1px 0;text-align:left}
 table.terms tr.conflict-term td{color:#c9302c;font-weight:600}
+#txn svg{display:block;font:12px system-ui,sans-serif}#txn .txn-nlabel{font-weight:600;fill:#1d2330}
+#txn .txn-elabel{font-weight:600;paint-order:stroke;stroke:#fff;stroke-width:3px}p.txn-title{margin:10px 0 2px}
+ul.txn-steps{margin:2px 0;font-family:ui-monospace,monospace;font-size:12.5px}.txn-kind{font-weight:600}
 footer{margin-top:30px;color:#99a;font-size:12px}
 )CSS";
 }
@@ -446,6 +449,7 @@ constexpr char kScriptTail[] = R"JS(
   window.addEventListener('resize', redraw);
 
   drawViolation();
+  drawTxn();
   drawTimeline(); drawHolds(); drawLeaders(); drawClocks(); drawLatency();
   drawThroughput();
   document.body.setAttribute('data-rendered', 'yes');
@@ -459,9 +463,9 @@ constexpr char kScriptTail[] = R"JS(
 }  // namespace
 
 std::string_view ReportScript() {
-  static const std::string script = std::string(kScriptHead) +
-                                    std::string(ReportPanelsScript()) +
-                                    kScriptTail;
+  static const std::string script =
+      std::string(kScriptHead) + std::string(ReportPanelsScript()) +
+      std::string(ReportTxnScript()) + kScriptTail;
   return script;
 }
 
