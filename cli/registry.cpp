@@ -279,6 +279,13 @@ std::vector<Described> CheckerDescriptions() {
        "when nothing succeeded"},
       {checkers::kMutexFencingChecker, kMutexFencingLine},
       {checkers::kLeaderPerTermChecker, kLeaderPerTermLine},
+      {checkers::txn::kListAppendChecker,
+       "transactions of appends and whole-list reads: dependency cycles and "
+       "named anomalies against workload.consistency_model; unknown past "
+       "its time or memory bound"},
+      {checkers::txn::kRwRegisterChecker,
+       "transactions of unique writes and reads: checked like list-append "
+       "from reads-from and write-follows-read orders"},
   };
 }
 

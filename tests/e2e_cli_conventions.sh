@@ -50,9 +50,11 @@ for k in ["targets", "workloads", "faults", "partition_shapes",
         assert "\n" not in item["description"], item
 models = [m["name"] for m in j["models"]]
 assert models == ["cas-register", "kv", "mutex", "register", "mutex-fencing",
-                  "leader-per-term"], models
+                  "leader-per-term", "list-append", "rw-register", "set",
+                  "bank", "counter"], models
 assert [c["name"] for c in j["checkers"]] == [
-    "linearizable", "stats", "mutex-fencing", "leader-per-term"]
+    "linearizable", "stats", "mutex-fencing", "leader-per-term",
+    "list-append", "rw-register"]
 assert "raftkv" in [t["name"] for t in j["targets"]]
 assert all("min_nodes" in f for f in j["faults"])
 PY
