@@ -71,6 +71,12 @@ for name in "${switches[@]}"; do
     echo "SKIP: $name (lock workload: tests/e2e_raftkv_lock.sh runs it)"
     continue
   fi
+  # Transactional switches (txn-not-atomic) are run, with checks of the
+  # anomalies named and of `check --model list-append`, by e2e_txn.sh.
+  if grep -Eq '^  name: (list-append|rw-register)' "$cfg"; then
+    echo "SKIP: $name (transactions: tests/e2e_txn.sh runs it)"
+    continue
+  fi
   # Switches caught by a disk fault (log-not-synced) are run, with checks of
   # the mounts and of what the disks kept, by e2e_disk_faults.sh.
   if grep -Eq 'power-loss|torn-write' "$cfg"; then
