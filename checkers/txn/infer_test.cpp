@@ -238,6 +238,17 @@ TEST_CASE("list-append: internal, duplicate-elements, incompatible-order",
     CHECK(inf.anomalies[0].txns == std::vector<TxnId>{t2});
     CHECK(Contains(inf.anomalies[0].text, "should have read [5 7]"));
   }
+  SECTION("a read that shows an append the txn makes only later") {
+    H h;
+    h.Txn({Ap(1, 5)});
+    TxnId t1 = h.Txn({Rl(1, {5, 7}), Ap(1, 7)});
+    Inference inf = La(h);
+    REQUIRE(Types(inf) == std::vector<std::string>{"internal"});
+    CHECK(inf.anomalies[0].txns == std::vector<TxnId>{t1});
+    CHECK(inf.anomalies[0].text ==
+          "T1 read key 1 as [5 7], which shows 7, an append it made only "
+          "later in the same transaction (internal).");
+  }
   SECTION("own appends read back in order are fine") {
     H h;
     h.Txn({Ap(1, 5)});

@@ -363,7 +363,32 @@ class Inferrer {
       since = own.size();
     }
     if (last != kNone) ex_->appends[last].last_in_txn = true;
+    if (ok && !reported) FutureReads(t, key, mops, begin, end);
     return true;
+  }
+
+  // A read that shows a value its own transaction appends only later: no
+  // serial order explains it (values are unique per key).
+  void FutureReads(TxnId t, KeyId key, const Mop* mops,
+                   const std::uint32_t* begin, const std::uint32_t* end) {
+    const TxnSet& s = set();
+    for (const std::uint32_t* p = begin; p != end; ++p) {
+      const Mop& r = mops[*p];
+      if (r.kind != MopKind::kRead || !r.read_known) continue;
+      const ValueId* e = s.read_elems.data() + r.read_begin;
+      for (const std::uint32_t* q = p + 1; q != end; ++q) {
+        const Mop& a = mops[*q];
+        if (a.kind != MopKind::kAppend) continue;
+        if (std::find(e, e + r.read_len, a.value) == e + r.read_len) continue;
+        const SetView& v = ex_->view;
+        Report("internal", {t}, key,
+               TxnName(t) + " read key " + v.Key(key) + " as " +
+                   v.List(e, r.read_len) + ", which shows " + v.Val(a.value) +
+                   ", an append it made only later in the same transaction "
+                   "(internal).");
+        return;
+      }
+    }
   }
 
   void ReportInternalAfterRead(TxnId t, KeyId key, const Mop& prev,
