@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "checkers/txn/flat_map.h"
+#include "checkers/txn/infer_common.h"
 #include "checkers/txn/txn_internal.h"
 
 namespace faultline::checkers::txn {
@@ -267,29 +268,10 @@ void AppendRead(const TxnSet& set, const Mop& m, bool list_reads,
     out += '?';
     return;
   }
-  if (!list_reads) {
-    if (m.value == kNoValue) {
-      out += "nil";
-    } else {
-      set.values[m.value].AppendJson(out);
-    }
-    return;
-  }
-  const ValueId* e = set.read_elems.data() + m.read_begin;
-  const std::uint32_t n = m.read_len;
-  constexpr std::uint32_t kShown = 3;  // each side, when the list is long
-  out += '[';
-  for (std::uint32_t i = 0; i < n; ++i) {
-    if (n > 2 * kShown + 2 && i == kShown) {
-      out += " ...";
-      i = n - kShown - 1;
-      continue;
-    }
-    if (i > 0) out += ' ';
-    set.values[e[i]].AppendJson(out);
-  }
-  out += ']';
-  if (n > 2 * kShown + 2) out += " (" + std::to_string(n) + " elements)";
+  const SetView view = SetView::Of(set);
+  out += list_reads
+             ? view.List(set.read_elems.data() + m.read_begin, m.read_len)
+             : view.Val(m.value);
 }
 
 // Whether the set's reads are whole lists (list-append): told by its first

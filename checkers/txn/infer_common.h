@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "checkers/txn/txn_internal.h"
@@ -90,10 +92,57 @@ class LimitCheck {
            " bytes exceeded (about " + std::to_string(bytes) + " bytes in use)";
   }
 
+  // Adds `n` steps of work done outside Step (inner loops of an inference).
+  void Count(std::uint64_t n) { work_ += n; }
+  // One step of an inference's progress. On the first call and then once
+  // every kEvery steps of work, looks at the deadline and at
+  // `bytes_in_use()` (the caller's memory estimate, computed only then) and
+  // returns why to give up, saying how far it got ("deadline reached after
+  // <verb> <done> of <total> <noun>", or the memory message); else "".
+  template <typename BytesInUse>
+  std::string Step(std::uint64_t done, std::uint64_t total, const char* verb,
+                   const char* noun, BytesInUse bytes_in_use) {
+    if (++work_ < next_check_) return {};
+    next_check_ = work_ + kEvery;
+    const std::string progress = std::string(verb) + " " +
+                                 std::to_string(done) + " of " +
+                                 std::to_string(total) + " " + noun;
+    if (Expired()) return "deadline reached after " + progress;
+    const std::uint64_t bytes = bytes_in_use();
+    if (OverMemory(bytes)) return MemoryMessage(bytes) + " after " + progress;
+    return {};
+  }
+
  private:
   const Limits& limits_;
   std::uint32_t ticks_ = 0;
+  std::uint64_t work_ = 0;
+  std::uint64_t next_check_ = 0;
 };
+
+// The frame both inferences share: extraction, a graph with a node per
+// txn, an explainer E viewing the set, `passes(inf, explainer)` for the
+// workload's own work, then the graph finished and the explainer kept.
+template <typename E, typename Passes>
+Inference RunInference(const History& history, Workload workload,
+                       Passes passes) {
+  Inference inf;
+  inf.workload = workload;
+  ExtractResult ex = ExtractTxns(history, workload);
+  if (ex.error) {
+    inf.error = std::move(ex.error);
+    inf.graph.Finish();
+    return inf;
+  }
+  inf.set = std::move(ex.set);
+  inf.graph = Graph(static_cast<std::uint32_t>(inf.set.txns.size()));
+  auto explainer = std::make_unique<E>();
+  explainer->view = SetView::Of(inf.set);
+  passes(inf, *explainer);
+  inf.graph.Finish();
+  inf.explainer = std::move(explainer);
+  return inf;
+}
 
 // Orders a txn's mop positions `idx` by key, keeping mop order within a
 // key. Insertion sort for the usual handful of mops (no allocation, unlike
@@ -112,6 +161,24 @@ inline void SortByKey(const Mop* mops, std::vector<std::uint32_t>& idx) {
     for (; j > 0 && less(x, idx[j - 1]); --j) idx[j] = idx[j - 1];
     idx[j] = x;
   }
+}
+
+// Calls group(begin, end) for each key a txn's mops touch, with [begin,
+// end) the positions of that key's mops in mop order; `idx` is scratch.
+// Stops, returning false, when group does.
+template <typename Group>
+bool ForEachKeyGroup(const Mop* mops, std::uint32_t count,
+                     std::vector<std::uint32_t>& idx, Group group) {
+  idx.resize(count);
+  for (std::uint32_t i = 0; i < count; ++i) idx[i] = i;
+  SortByKey(mops, idx);
+  for (std::size_t g = 0; g < idx.size();) {
+    std::size_t end = g;
+    while (end < idx.size() && mops[idx[end]].key == mops[idx[g]].key) ++end;
+    if (!group(idx.data() + g, idx.data() + end)) return false;
+    g = end;
+  }
+  return true;
 }
 
 template <typename T>

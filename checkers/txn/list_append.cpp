@@ -204,24 +204,13 @@ class Inferrer {
   explicit Inferrer(const Limits& limits) : limits_(limits) {}
 
   Inference Run(const History& history) {
-    Inference inf;
-    inf.workload = Workload::kListAppend;
-    ExtractResult ex = ExtractTxns(history, Workload::kListAppend);
-    if (ex.error) {
-      inf.error = std::move(ex.error);
-      inf.graph.Finish();
-      return inf;
-    }
-    inf.set = std::move(ex.set);
-    inf.graph = Graph(static_cast<std::uint32_t>(inf.set.txns.size()));
-    auto explainer = std::make_unique<ListAppendExplainer>();
-    ex_ = explainer.get();
-    ex_->view = SetView::Of(inf.set);
-    inf_ = &inf;
-    if (ReadTxns()) Orders();
-    inf.graph.Finish();
-    inf.explainer = std::move(explainer);
-    return inf;
+    return RunInference<ListAppendExplainer>(
+        history, Workload::kListAppend,
+        [this](Inference& inf, ListAppendExplainer& ex) {
+          inf_ = &inf;
+          ex_ = &ex;
+          if (ReadTxns()) Orders();
+        });
   }
 
  private:
@@ -237,29 +226,17 @@ class Inferrer {
         Anomaly{type, std::move(txns), key, std::move(text)});
   }
 
-  // True (and gave_up set) when a limit stops the inference; looks at the
-  // clock and the memory estimate every LimitCheck::kEvery steps. The
-  // message says how far it got: "<verb> <done> of <total> <noun>".
+  // True (and gave_up set) when a limit stops the inference
+  // (LimitCheck::Step, with this inference's memory estimate).
   bool Stop(std::uint64_t done, std::uint64_t total, const char* verb,
             const char* noun) {
-    if (++steps_ < next_check_) return false;
-    next_check_ = steps_ + LimitCheck::kEvery;
-    std::string progress = std::string(verb) + " " + std::to_string(done) +
-                           " of " + std::to_string(total) + " " + noun;
-    if (limits_.Expired()) {
-      inf_->gave_up = "deadline reached after " + progress;
-      return true;
-    }
-    std::uint64_t bytes = SetBytes(set()) + Bytes(ex_->appends) +
-                          ex_->writers.MemoryBytes() + Bytes(reads_) +
-                          Bytes(ex_->orders) + Bytes(by_key_) +
-                          inf_->graph.MemoryBytes() +
-                          inf_->anomalies.capacity() * sizeof(Anomaly);
-    if (limits_.OverMemory(bytes)) {
-      inf_->gave_up = limits_.MemoryMessage(bytes) + " after " + progress;
-      return true;
-    }
-    return false;
+    inf_->gave_up = limits_.Step(done, total, verb, noun, [this] {
+      return SetBytes(set()) + Bytes(ex_->appends) +
+             ex_->writers.MemoryBytes() + Bytes(reads_) + Bytes(ex_->orders) +
+             Bytes(by_key_) + inf_->graph.MemoryBytes() +
+             inf_->anomalies.capacity() * sizeof(Anomaly);
+    });
+    return !inf_->gave_up.empty();
   }
 
   // Pass 1: registers every append (unique per key), checks each ok txn's
@@ -279,19 +256,12 @@ class Inferrer {
         return false;
       }
       const Txn& txn = s.txns[t];
-      idx.resize(txn.mop_count);
-      for (std::uint32_t i = 0; i < txn.mop_count; ++i) idx[i] = i;
       const Mop* mops = s.mops.data() + txn.mop_begin;
-      SortByKey(mops, idx);
-      for (std::size_t g = 0; g < idx.size();) {
-        std::size_t end = g;
-        while (end < idx.size() && mops[idx[end]].key == mops[idx[g]].key) {
-          ++end;
-        }
-        if (!Group(t, mops, idx.data() + g, idx.data() + end, own)) {
-          return false;
-        }
-        g = end;
+      if (!ForEachKeyGroup(mops, txn.mop_count, idx,
+                           [&](const std::uint32_t* b, const std::uint32_t* e) {
+                             return Group(t, mops, b, e, own);
+                           })) {
+        return false;
       }
     }
     return true;
@@ -554,7 +524,7 @@ class Inferrer {
     for (const std::uint32_t* r = rb; r != re; ++r) {
       if (!reads_[*r].prefix) continue;
       const ExtRead& x = reads_[*r];
-      ++steps_;
+      limits_.Count(1);
       if (x.len > o.valid_len) continue;
       if (x.len > 0) {
         std::uint32_t a = ex_->Writer(k, v[x.len - 1]);
@@ -584,7 +554,7 @@ class Inferrer {
         if (!reads_[*r].prefix) continue;
         inf_->graph.Add(reads_[*r].txn, ap.txn, kRW);
       }
-      steps_ += static_cast<std::uint64_t>(re - rb);
+      limits_.Count(static_cast<std::uint64_t>(re - rb));
       if (last != kNone) inf_->graph.Add(ex_->appends[last].txn, ap.txn, kWW);
     }
   }
@@ -667,8 +637,6 @@ class Inferrer {
   ListAppendExplainer* ex_ = nullptr;
   std::vector<ExtRead> reads_;
   std::vector<std::uint32_t> by_key_;
-  std::uint64_t steps_ = 0;
-  std::uint64_t next_check_ = 0;
 };
 
 }  // namespace

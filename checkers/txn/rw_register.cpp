@@ -128,24 +128,13 @@ class Inferrer {
   explicit Inferrer(const Limits& limits) : limits_(limits) {}
 
   Inference Run(const History& history) {
-    Inference inf;
-    inf.workload = Workload::kRwRegister;
-    ExtractResult ex = ExtractTxns(history, Workload::kRwRegister);
-    if (ex.error) {
-      inf.error = std::move(ex.error);
-      inf.graph.Finish();
-      return inf;
-    }
-    inf.set = std::move(ex.set);
-    inf.graph = Graph(static_cast<std::uint32_t>(inf.set.txns.size()));
-    auto explainer = std::make_unique<RwRegisterExplainer>();
-    ex_ = explainer.get();
-    ex_->view = SetView::Of(inf.set);
-    inf_ = &inf;
-    if (ReadTxns()) Edges();
-    inf.graph.Finish();
-    inf.explainer = std::move(explainer);
-    return inf;
+    return RunInference<RwRegisterExplainer>(
+        history, Workload::kRwRegister,
+        [this](Inference& inf, RwRegisterExplainer& ex) {
+          inf_ = &inf;
+          ex_ = &ex;
+          if (ReadTxns()) Edges();
+        });
   }
 
  private:
@@ -158,26 +147,16 @@ class Inferrer {
         Anomaly{type, std::move(txns), key, std::move(text)});
   }
 
-  // See list_append.cpp: limits looked at every LimitCheck::kEvery steps.
+  // True (and gave_up set) when a limit stops the inference
+  // (LimitCheck::Step, with this inference's memory estimate).
   bool Stop(std::uint64_t done, std::uint64_t total, const char* verb,
             const char* noun) {
-    if (++steps_ < next_check_) return false;
-    next_check_ = steps_ + LimitCheck::kEvery;
-    std::string progress = std::string(verb) + " " + std::to_string(done) +
-                           " of " + std::to_string(total) + " " + noun;
-    if (limits_.Expired()) {
-      inf_->gave_up = "deadline reached after " + progress;
-      return true;
-    }
-    std::uint64_t bytes = SetBytes(set()) + Bytes(ex_->writes) +
-                          ex_->writers.MemoryBytes() + Bytes(reads_) +
-                          inf_->graph.MemoryBytes() +
-                          inf_->anomalies.capacity() * sizeof(Anomaly);
-    if (limits_.OverMemory(bytes)) {
-      inf_->gave_up = limits_.MemoryMessage(bytes) + " after " + progress;
-      return true;
-    }
-    return false;
+    inf_->gave_up = limits_.Step(done, total, verb, noun, [this] {
+      return SetBytes(set()) + Bytes(ex_->writes) + ex_->writers.MemoryBytes() +
+             Bytes(reads_) + inf_->graph.MemoryBytes() +
+             inf_->anomalies.capacity() * sizeof(Anomaly);
+    });
+    return !inf_->gave_up.empty();
   }
 
   // Pass 1: registers every write (unique per key), checks each ok txn's
@@ -194,17 +173,12 @@ class Inferrer {
     for (TxnId t = 0; t < s.txns.size(); ++t) {
       if (Stop(t, s.txns.size(), "reading", "transactions")) return false;
       const Txn& txn = s.txns[t];
-      idx.resize(txn.mop_count);
-      for (std::uint32_t i = 0; i < txn.mop_count; ++i) idx[i] = i;
       const Mop* mops = s.mops.data() + txn.mop_begin;
-      SortByKey(mops, idx);
-      for (std::size_t g = 0; g < idx.size();) {
-        std::size_t end = g;
-        while (end < idx.size() && mops[idx[end]].key == mops[idx[g]].key) {
-          ++end;
-        }
-        if (!Group(t, mops, idx.data() + g, idx.data() + end)) return false;
-        g = end;
+      if (!ForEachKeyGroup(mops, txn.mop_count, idx,
+                           [&](const std::uint32_t* b, const std::uint32_t* e) {
+                             return Group(t, mops, b, e);
+                           })) {
+        return false;
       }
     }
     return true;
@@ -352,7 +326,7 @@ class Inferrer {
       if (Stop(g, reads_.size(), "ordering", "reads")) return;
       Group2(g, end, committed.data() + start[reads_[g].key],
              committed.data() + start[reads_[g].key + 1], after);
-      steps_ += end - g;
+      limits_.Count(end - g);
       g = end;
     }
   }
@@ -376,7 +350,7 @@ class Inferrer {
         for (const TxnId* c = cb; c != ce && *c != kNone; ++c) {
           inf_->graph.Add(reads_[i].txn, *c, kRW);
         }
-        steps_ += static_cast<std::uint64_t>(ce - cb);
+        limits_.Count(static_cast<std::uint64_t>(ce - cb));
       }
     } else if (!after.empty()) {
       std::uint32_t w = ex_->Writer(key, value);
@@ -386,7 +360,7 @@ class Inferrer {
       for (std::size_t i = g; i < end; ++i) {
         for (TxnId t : after) inf_->graph.Add(reads_[i].txn, t, kRW);
       }
-      steps_ += (end - g) * after.size();
+      limits_.Count((end - g) * after.size());
     }
     if (after.size() >= 2) {
       // Named in full up to kNamed txns, then counted.
@@ -421,8 +395,6 @@ class Inferrer {
   Inference* inf_ = nullptr;
   RwRegisterExplainer* ex_ = nullptr;
   std::vector<ExtRead> reads_;
-  std::uint64_t steps_ = 0;
-  std::uint64_t next_check_ = 0;
 };
 
 }  // namespace
