@@ -17,6 +17,7 @@
 #include "reports/report_clocks.h"
 #include "reports/report_html.h"
 #include "reports/report_txn.h"
+#include "reports/utf8.h"
 
 namespace faultline::reports {
 namespace {
@@ -31,16 +32,6 @@ using nlohmann::json;
 // after every info, so a long run has many short-lived processes).
 constexpr std::size_t kMaxProcessLanes = 40;
 
-// `s` cut to at most `max` bytes on a UTF-8 boundary, with "…" appended.
-std::string Cut(std::string s, std::size_t max) {
-  if (s.size() <= max) return s;
-  std::size_t n = max;
-  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
-  s.resize(n);
-  s += "\xE2\x80\xA6";
-  return s;
-}
-
 // "4.310 s" for a time in ns (3 decimals, as the lock checker writes it).
 std::string Seconds3(std::int64_t ns) {
   std::int64_t ms = ns / 1000000;
@@ -51,19 +42,19 @@ std::string Seconds3(std::int64_t ns) {
 
 std::string Describe(const Event& inv, const Event* done, std::size_t max) {
   std::string d = inv.f;
-  if (!inv.key.is_null()) d += " " + Cut(inv.key.ToJson(), max);
+  if (!inv.key.is_null()) d += " " + CutUtf8(inv.key.ToJson(), max);
   std::string in = inv.value.is_null() ? "" : inv.value.ToJson();
-  if (!in.empty()) d += " " + Cut(in, max);
+  if (!in.empty()) d += " " + CutUtf8(in, max);
   if (done != nullptr) {
     if (!done->value.is_null()) {
       std::string out = done->value.ToJson();
-      if (out != in) d += " \xE2\x86\x92 " + Cut(out, max);  // →
+      if (out != in) d += " \xE2\x86\x92 " + CutUtf8(out, max);  // →
     }
-    if (!done->error.empty()) d += " (" + Cut(done->error, max) + ")";
+    if (!done->error.empty()) d += " (" + CutUtf8(done->error, max) + ")";
   } else {
     d += " (never completed)";
   }
-  if (!inv.node.empty()) d += " @" + Cut(inv.node, max);
+  if (!inv.node.empty()) d += " @" + CutUtf8(inv.node, max);
   return d;
 }
 
@@ -260,7 +251,8 @@ class Builder {
            {"s", s},
            {"e", std::max(s, e)},
            {"open", w.end_index < 0},
-           {"detail", Cut(w.value.is_null() ? "" : w.value.ToJson(), 4 * 80)}});
+           {"detail",
+            CutUtf8(w.value.is_null() ? "" : w.value.ToJson(), 4 * 80)}});
     }
     d["faults"] = std::move(faults);
   }
@@ -280,8 +272,8 @@ class Builder {
     auto cut = [&](const char* field) -> std::string {
       auto it = op.find(field);
       if (it == op.end() || it->is_null()) return "";
-      return Cut(it->dump(-1, ' ', false, json::error_handler_t::replace),
-                 o_.max_value_chars);
+      return CutUtf8(it->dump(-1, ' ', false, json::error_handler_t::replace),
+                     o_.max_value_chars);
     };
     std::string in = cut("value"), result = cut("output");
     if (!in.empty()) desc += " " + in;
@@ -289,9 +281,10 @@ class Builder {
     if (type != "ok") desc += " (" + type + ")";
     out["d"] = desc;
     out["role"] = role;
-    out["node"] = op.contains("node") && op["node"].is_string()
-                      ? Cut(op["node"].get<std::string>(), o_.max_value_chars)
-                      : std::string();
+    out["node"] =
+        op.contains("node") && op["node"].is_string()
+            ? CutUtf8(op["node"].get<std::string>(), o_.max_value_chars)
+            : std::string();
     return out;
   }
 
@@ -334,7 +327,7 @@ class Builder {
                      {"s", s},
                      {"e", std::max(s, e)},
                      {"open", open},
-                     {"effect", Cut(effect, 4 * o_.max_value_chars)}});
+                     {"effect", CutUtf8(effect, 4 * o_.max_value_chars)}});
     }
     return out;
   }
@@ -499,7 +492,7 @@ class Builder {
     constexpr std::size_t kMaxHolds = 20000;
     for (const auto& hold : r.holds) {
       if (items.size() >= kMaxHolds) break;
-      std::string lock = Cut(hold.lock.ToJson(), o_.max_value_chars);
+      std::string lock = CutUtf8(hold.lock.ToJson(), o_.max_value_chars);
       auto [it, fresh] =
           lock_ids.emplace(lock, static_cast<int>(lock_ids.size()));
       if (fresh) locks.push_back(lock);
@@ -519,11 +512,12 @@ class Builder {
     }
     json overlaps = json::array();
     for (const auto& o : r.overlaps) {
-      overlaps.push_back({{"lock", Cut(o.lock.ToJson(), o_.max_value_chars)},
-                          {"s", x(o.start)},
-                          {"e", x(o.end)},
-                          {"unsafe", o.unsafe},
-                          {"why", o.why}});
+      overlaps.push_back(
+          {{"lock", CutUtf8(o.lock.ToJson(), o_.max_value_chars)},
+           {"s", x(o.start)},
+           {"e", x(o.end)},
+           {"unsafe", o.unsafe},
+           {"why", o.why}});
     }
     return {{"rows", row_names},
             {"locks", std::move(locks)},
@@ -557,9 +551,9 @@ class Builder {
     json items = json::array(), dual = json::array();
     for (const auto& iv : r.intervals) {
       if (items.size() >= kMaxIntervals) break;
-      std::string name = Cut(iv.node, o_.max_value_chars);
+      std::string name = CutUtf8(iv.node, o_.max_value_chars);
       if (iv.domain != "observe") {
-        name += " (" + Cut(iv.domain, o_.max_value_chars) + ")";
+        name += " (" + CutUtf8(iv.domain, o_.max_value_chars) + ")";
       }
       auto [it, fresh] = rows.emplace(name, static_cast<int>(rows.size()));
       if (fresh) row_names.push_back(name);
@@ -634,7 +628,7 @@ class Builder {
         if (row.conflict != conflict || term_rows.size() >= kMaxTerms) continue;
         json nodes = json::array();
         for (const auto& n : row.nodes) {
-          nodes.push_back(Cut(n, o_.max_value_chars));
+          nodes.push_back(CutUtf8(n, o_.max_value_chars));
         }
         term_rows.push_back({{"domain", key.first},
                              {"term", key.second},

@@ -7,21 +7,12 @@
 #include <string>
 
 #include "checkers/txn/txn.h"
+#include "reports/utf8.h"
 
 namespace faultline::reports {
 namespace {
 
 using nlohmann::json;
-
-// `s` cut to at most `max` bytes on a UTF-8 boundary, with "…" appended.
-std::string CutUtf8(std::string s, std::size_t max) {
-  if (s.size() <= max) return s;
-  std::size_t n = max;
-  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
-  s.resize(n);
-  s += "\xE2\x80\xA6";
-  return s;
-}
 
 // Field readers that never throw: a missing field or one of another type
 // reads as the default.
