@@ -8,7 +8,6 @@
 //
 // Usage: linear_invalid_bench [--quick] [--threads N] [--reps N]
 //   --quick skips the 1M-op case.
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -19,21 +18,16 @@
 #include <string>
 #include <vector>
 
+#include "bench/process_usage.h"
 #include "checkers/linearizable.h"
 #include "checkers/sim.h"
 
 namespace fc = faultline::checkers;
+using faultline::bench::CpuSeconds;
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double CpuSeconds() {
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-         static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-}
 
 // The text after `"name":` in `json`, up to the next ',' or '}'.
 std::string Field(const std::string& json, const std::string& name) {

@@ -25,11 +25,13 @@
 #include <vector>
 
 #include "bench/bench_cases.h"
+#include "bench/process_usage.h"
 #include "checkers/history_io.h"
 #include "checkers/linearizable.h"
 #include "checkers/sim.h"
 
 namespace fc = faultline::checkers;
+using faultline::bench::CpuSeconds;
 
 namespace {
 
@@ -53,30 +55,6 @@ long JsonCounter(const std::string& json, const char* name) {
   std::size_t at = json.find(pat);
   if (at == std::string::npos) return -1;
   return std::stol(json.substr(at + pat.size()));
-}
-
-// Peak resident set of this process so far (VmHWM), in bytes; 0 if unknown.
-std::uint64_t PeakRss() {
-  std::FILE* f = std::fopen("/proc/self/status", "r");
-  if (f == nullptr) return 0;
-  char line[256];
-  std::uint64_t kb = 0;
-  while (std::fgets(line, sizeof(line), f) != nullptr) {
-    if (std::strncmp(line, "VmHWM:", 6) == 0) {
-      kb = std::strtoull(line + 6, nullptr, 10);
-      break;
-    }
-  }
-  std::fclose(f);
-  return kb * 1024;
-}
-
-// CPU time (user + system, all threads) of this process so far.
-double CpuSeconds() {
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-         static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
 // Reads a whole file with one sized read (as harness::ReadFile does), so
@@ -184,7 +162,8 @@ int RunCase(const Case& c, int threads) {
       JsonCounter(v.details_json, "segments"),
       JsonCounter(v.details_json, "memo_entries"),
       static_cast<double>(JsonCounter(v.details_json, "peak_bytes")) / 1e6,
-      static_cast<double>(PeakRss()) / (1024.0 * 1024.0));
+      static_cast<double>(faultline::bench::PeakRssBytes()) /
+          (1024.0 * 1024.0));
   if (v.validity != fc::Validity::kValid) {
     std::printf(" | %s", v.summary.c_str());
   }

@@ -11,7 +11,6 @@
 //   --inject appends one G-single cycle (read skew: T2 sees T1's append to
 //   x but not its append to y), so the verdict should be invalid.
 // Prints "name: value" lines.
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -23,11 +22,13 @@
 #include <string>
 #include <vector>
 
+#include "bench/process_usage.h"
 #include "checkers/history.h"
 #include "checkers/history_io.h"
 #include "checkers/txn/txn.h"
 
 namespace fc = faultline::checkers;
+using faultline::bench::CpuSeconds;
 
 namespace {
 
@@ -37,29 +38,9 @@ double Seconds(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
 
-// Peak resident set of this process so far (VmHWM), in MB; 0 if unknown.
 double PeakRssMb() {
-  std::FILE* f = std::fopen("/proc/self/status", "r");
-  if (f == nullptr) return 0;
-  char line[256];
-  std::uint64_t kb = 0;
-  while (std::fgets(line, sizeof(line), f) != nullptr) {
-    if (std::strncmp(line, "VmHWM:", 6) == 0) {
-      kb = std::strtoull(line + 6, nullptr, 10);
-      break;
-    }
-  }
-  std::fclose(f);
-  return static_cast<double>(kb) / 1024.0;
-}
-
-// CPU time (user + system, all threads) of this process so far: the wall
-// time of a shared machine overstates the work.
-double CpuSeconds() {
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-         static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+  return static_cast<double>(faultline::bench::PeakRssBytes()) /
+         (1024.0 * 1024.0);
 }
 
 struct Options {
