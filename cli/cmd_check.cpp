@@ -48,16 +48,20 @@ std::optional<std::chrono::steady_clock::time_point> Deadline(double seconds) {
              std::chrono::duration<double>(seconds));
 }
 
+// --memory-limit in bytes, or the checkers' default bound.
+std::uint64_t MemoryLimitBytes(const CheckCliOptions& o) {
+  return o.memory_limit_mb > 0
+             ? static_cast<std::uint64_t>(o.memory_limit_mb * 1024 * 1024)
+             : harness::kDefaultCheckMemoryBytes;
+}
+
 // The transactional check of `history` (list-append or rw-register).
 checkers::Verdict CheckTxn(const CheckCliOptions& o,
                            const checkers::History& history) {
   checkers::txn::TxnOptions t;
   t.consistency_model = o.consistency_model;
   t.deadline = Deadline(o.time_limit);
-  t.memory_limit_bytes =
-      o.memory_limit_mb > 0
-          ? static_cast<std::uint64_t>(o.memory_limit_mb * 1024 * 1024)
-          : harness::kDefaultCheckMemoryBytes;
+  t.memory_limit_bytes = MemoryLimitBytes(o);
   return o.model == checkers::txn::kListAppendChecker
              ? checkers::txn::CheckListAppend(history, t)
              : checkers::txn::CheckRwRegister(history, t);
@@ -73,10 +77,7 @@ checkers::Verdict CheckLin(const CheckCliOptions& o,
           ? o.threads
           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   lin.deadline = Deadline(o.time_limit);
-  lin.memory_limit_bytes =
-      o.memory_limit_mb > 0
-          ? static_cast<std::uint64_t>(o.memory_limit_mb * 1024 * 1024)
-          : harness::kDefaultCheckMemoryBytes;
+  lin.memory_limit_bytes = MemoryLimitBytes(o);
   lin.witness = o.witness;
   return checkers::CheckLinearizable(history, lin);
 }

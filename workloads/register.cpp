@@ -112,9 +112,7 @@ class RegisterWorkload : public harness::Workload {
                       : static_cast<int>(
                             std::max(1u, std::thread::hardware_concurrency()));
     lin.deadline = options.deadline;
-    lin.memory_limit_bytes = options.memory_limit_bytes > 0
-                                 ? options.memory_limit_bytes
-                                 : harness::kDefaultCheckMemoryBytes;
+    lin.memory_limit_bytes = options.MemoryLimit();
     return {checkers::CheckLinearizable(RegisterOpsOnly(history), lin),
             checkers::StatsVerdict(history)};
   }

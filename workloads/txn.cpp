@@ -123,9 +123,7 @@ class TxnWorkload : public harness::Workload {
     checkers::txn::TxnOptions o;
     o.consistency_model = spec_.consistency_model;
     o.deadline = options.deadline;
-    o.memory_limit_bytes = options.memory_limit_bytes > 0
-                               ? options.memory_limit_bytes
-                               : harness::kDefaultCheckMemoryBytes;
+    o.memory_limit_bytes = options.MemoryLimit();
     checkers::Verdict v = append_ ? checkers::txn::CheckListAppend(history, o)
                                   : checkers::txn::CheckRwRegister(history, o);
     return {std::move(v), checkers::StatsVerdict(history)};

@@ -33,6 +33,11 @@ struct CheckOptions {
   int threads = 0;  // 0: all cores
   std::optional<std::chrono::steady_clock::time_point> deadline;
   std::size_t memory_limit_bytes = 0;  // 0: kDefaultCheckMemoryBytes
+  // The bound a checker gets: memory_limit_bytes, or the default when 0.
+  std::size_t MemoryLimit() const {
+    return memory_limit_bytes > 0 ? memory_limit_bytes
+                                  : kDefaultCheckMemoryBytes;
+  }
 };
 
 // What the interpreter does with one generated operation, as decided by a
