@@ -49,6 +49,9 @@ TEST_CASE("txn workloads: bad values are refused with their place",
       "name: x\ntarget: {name: raftkv}\nworkload:\n  name: rw-register\n"
       "  mix: {read: 0, write: 0, cas: 5}\n",
       {.message_has = {"read and write are both 0"}});
-  ExpectError("name: x\ntarget: {name: etcd}\nworkload: {name: list-append}\n",
-              {.message_has = {"transaction client", "raftkv", "etcd"}});
+  ExpectError(
+      "name: x\ntarget:\n  name: process\n  processes: [{argv: [s]}]\n"
+      "  client: {protocol: resp, port: c}\n  ports: {c: 7000}\n"
+      "workload: {name: list-append}\nnemesis: {faults: []}\n",
+      {.message_has = {"exec client", "resp"}});
 }

@@ -808,15 +808,31 @@ void CheckWorkload(const TestSpec& s, const Provenance& prov,
     return;  // the mix is not used
   }
   if (w.name == "list-append" || w.name == "rw-register") {
-    static const std::vector<std::string> kTxnTargets = {"raftkv"};
+    // The targets whose client runs transactions (docs/transactions.md has
+    // the table); the process target through its exec protocol only.
+    static const std::vector<std::string> kTxnTargets = {
+        "etcd", "process", "raftkv", "redis", "zookeeper"};
+    const bool names_ok =
+        !prov.AnyBad({"workload.name"}) && !prov.AnyBad({"target.name"});
     if (std::find(kTxnTargets.begin(), kTxnTargets.end(), s.target.name) ==
             kTxnTargets.end() &&
-        !prov.AnyBad({"workload.name"}) && !prov.AnyBad({"target.name"})) {
+        names_ok) {
       diag->Add(prov.Blame({"workload.name", "target.name"}),
                 "the " + w.name + " workload has a transaction client for " +
                     JoinNames(kTxnTargets) + " only, not " + s.target.name,
                 "set target.name to one of " + JoinNames(kTxnTargets) +
                     " (docs/transactions.md lists what each target supports)");
+    } else if (s.target.name == "process" && names_ok &&
+               s.target.process.client.protocol != "exec" &&
+               !prov.AnyBad({"target.client.protocol"})) {
+      diag->Add(prov.Blame({"target.client.protocol", "workload.name"}),
+                "the " + w.name +
+                    " workload needs an exec client on the "
+                    "process target; the " +
+                    s.target.process.client.protocol +
+                    " client runs the register and lock workloads only",
+                "set target.client.protocol to exec and give "
+                "target.client.command (docs/exec-protocol.md, transactions)");
     }
     if (w.min_txn_length > w.max_txn_length &&
         !prov.AnyBad({"workload.min_txn_length", "workload.max_txn_length"})) {
