@@ -1,85 +1,22 @@
 #include "targets/etcd/gateway.h"
 
 #include <charconv>
-#include <nlohmann/json.hpp>
 
 #include "targets/etcd/base64.h"
+#include "targets/etcd/gateway_json.h"
 
 namespace faultline::targets::etcd {
 namespace {
 
-using json = nlohmann::json;
 using checkers::Value;
+using detail::BytesField;
+using detail::FromJson;
+using detail::HasHeader;
+using detail::IntField;
+using detail::json;
+using detail::ParseObject;
 using harness::Fail;
 using harness::Result;
-
-// Parses a JSON object; nullopt for anything else (including invalid JSON).
-std::optional<json> ParseObject(std::string_view body) {
-  json doc = json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_object()) return std::nullopt;
-  return doc;
-}
-
-// An integer field that the gateway writes as a string (or, leniently, as a
-// number). Absent -> `fallback`; malformed -> nullopt.
-template <typename Int>
-std::optional<Int> IntField(const json& obj, const char* name, Int fallback) {
-  auto it = obj.find(name);
-  if (it == obj.end() || it->is_null()) return fallback;
-  if (it->is_number_integer()) return it->get<Int>();
-  if (!it->is_string()) return std::nullopt;
-  const std::string& s = it->get_ref<const std::string&>();
-  Int out{};
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
-  return out;
-}
-
-// A base64 bytes field; absent means empty.
-std::optional<std::string> BytesField(const json& obj, const char* name) {
-  auto it = obj.find(name);
-  if (it == obj.end() || it->is_null()) return std::string();
-  if (!it->is_string()) return std::nullopt;
-  return Base64Decode(it->get_ref<const std::string&>());
-}
-
-Value FromJson(const json& j) {
-  switch (j.type()) {
-    case json::value_t::boolean:
-      return Value::Bool(j.get<bool>());
-    case json::value_t::number_integer:
-      return Value::Int(j.get<std::int64_t>());
-    case json::value_t::number_unsigned: {
-      auto u = j.get<std::uint64_t>();
-      if (u <= static_cast<std::uint64_t>(INT64_MAX)) {
-        return Value::Int(static_cast<std::int64_t>(u));
-      }
-      return Value::Double(static_cast<double>(u));
-    }
-    case json::value_t::number_float:
-      return Value::Double(j.get<double>());
-    case json::value_t::string:
-      return Value::String(j.get<std::string>());
-    case json::value_t::array: {
-      Value::List items;
-      for (const auto& item : j) items.push_back(FromJson(item));
-      return Value::MakeList(std::move(items));
-    }
-    case json::value_t::object: {
-      Value::Object fields;
-      for (const auto& [k, v] : j.items()) fields.emplace_back(k, FromJson(v));
-      return Value::MakeObject(std::move(fields));
-    }
-    default:
-      return Value::Null();
-  }
-}
-
-// The header every successful reply carries.
-bool HasHeader(const json& obj) {
-  auto it = obj.find("header");
-  return it != obj.end() && it->is_object();
-}
 
 }  // namespace
 
