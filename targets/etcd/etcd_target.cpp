@@ -7,6 +7,7 @@
 
 #include "harness/process/process.h"
 #include "targets/etcd/etcd_client.h"
+#include "targets/etcd/etcd_txn_client.h"
 #include "targets/etcd/gateway.h"
 #include "targets/etcd/http.h"
 
@@ -234,9 +235,10 @@ Result<std::unique_ptr<harness::Client>> EtcdTarget::OpenClient(
     const Node& node, const std::string& workload) {
   // The lock vocabulary (acquire/renew/release) serves the lock and the
   // election workloads (the election asks for "lock").
-  if (workload != "register" && workload != "lock") {
+  const bool txn = workload == "list-append" || workload == "rw-register";
+  if (workload != "register" && workload != "lock" && !txn) {
     return Fail("etcd: no client for workload '" + workload +
-                "' (supported: register, lock)");
+                "' (supported: register, lock, list-append, rw-register)");
   }
   const std::string ip = IpOf(node);
   if (ip.empty()) return Fail("etcd: unknown node " + node.name);
@@ -246,6 +248,12 @@ Result<std::unique_ptr<harness::Client>> EtcdTarget::OpenClient(
   options.serializable_reads = spec_.serializable_reads;
   options.lock_ttl_ms = workload_.ttl_ms;
   options.acquire_timeout_ms = workload_.op_timeout_ms;
+  if (txn) {
+    return std::unique_ptr<harness::Client>(std::make_unique<EtcdTxnClient>(
+        std::move(options), workload == "list-append"
+                                ? TxnWorkload::kListAppend
+                                : TxnWorkload::kRwRegister));
+  }
   return std::unique_ptr<harness::Client>(
       std::make_unique<EtcdClient>(std::move(options)));
 }
