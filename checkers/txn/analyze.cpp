@@ -154,7 +154,11 @@ Verdict Analyze(Inference inference, const TxnOptions& options) {
       so.limits = limits;
       search = FindCycles(g, comps, so);
       f.gave_up = search.gave_up;
-      f.capped = search.capped;
+      // Unknown only when a class that could have violated the target
+      // model was capped.
+      for (const std::string& type : search.capped_types) {
+        if ((ViolatedModels(type) >> target) & 1) f.capped = true;
+      }
     }
   }
   GroupTypes(search, inf, f);

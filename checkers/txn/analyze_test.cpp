@@ -353,6 +353,40 @@ TEST_CASE("txn cycles: components of a large chain and ring", "[txn]") {
   CHECK(found.cycles[0].txns.size() == n);
 }
 
+TEST_CASE("txn cycles: a cap is no unknown where the kinds have no cycle",
+          "[txn]") {
+  // n transactions one after another in real time, each with an rw edge
+  // back to the one before: one component through real-time edges, many
+  // rw start edges (more than the cap), but no cycle of data edges alone.
+  const std::uint32_t n = 600;
+  TxnSet set;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    Txn t;
+    t.process = i;
+    t.status = Status::kOk;
+    t.invoke_index = 2 * i;
+    t.complete_index = 2 * i + 1;
+    set.txns.push_back(t);
+  }
+  Graph g(n);
+  for (std::uint32_t i = 1; i < n; ++i) g.Add(i, i - 1, kRW);
+  g.Finish();
+  FullGraph full = BuildFullGraph(g, set);
+  Components comps = StronglyConnected(full);
+  REQUIRE(comps.nontrivial == 1);
+  CycleSearch found = FindCycles(full, comps, CycleSearchOptions{});
+  // The data-only classes are not capped (no data cycle to miss); a
+  // real-time class may be (this graph has no simple cycle of two rw
+  // edges, but its real-time-and-data edges do form cycles).
+  for (const std::string& t : found.capped_types) {
+    CHECK(t.find("-realtime") != std::string::npos);
+  }
+  REQUIRE_FALSE(found.cycles.empty());
+  for (const Cycle& c : found.cycles) {
+    CHECK(c.type.find("-realtime") != std::string::npos);
+  }
+}
+
 TEST_CASE("txn analyze: unknown verdicts", "[txn]") {
   SECTION("deadline already passed") {
     TxnOptions o;

@@ -19,6 +19,8 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <utility>
+#include <vector>
 
 #include "checkers/txn/flat_map.h"
 #include "checkers/txn/infer_common.h"
@@ -48,7 +50,14 @@ struct ClassSpec {
   std::uint8_t special;  // 0: none counted
   std::uint8_t need;
   bool exact;
+  int type;  // index in kTypeNames of the class searched; -1: any cycle
 };
+
+// The twelve cycle classes, in the order SearchComponent searches them.
+constexpr const char* kTypeNames[12] = {
+    "G0",          "G1c",          "G-single",          "G2-item",
+    "G0-process",  "G1c-process",  "G-single-process",  "G2-item-process",
+    "G0-realtime", "G1c-realtime", "G-single-realtime", "G2-item-realtime"};
 
 }  // namespace
 
@@ -310,7 +319,41 @@ class Searcher {
   }
 
  private:
+  // Whether the current component has a cycle using only edges with a
+  // kind in `mask` (Kahn's algorithm over the component; O(members +
+  // edges), remembered per mask for the component).
+  bool CycleWithin(std::uint8_t mask) {
+    for (const auto& [m, cyclic] : cyclic_cache_) {
+      if (m == mask) return cyclic;
+    }
+    indegree_.assign(comp_size_, 0);
+    auto each_edge = [&](TxnId a, auto&& fn) {
+      for (std::uint32_t e = g_.offsets[a]; e < g_.offsets[a + 1]; ++e) {
+        const TxnId b = g_.targets[e];
+        if (comps_.component[b] == comp_ && (g_.bits[e] & mask) != 0) fn(b);
+      }
+    };
+    for (std::uint32_t i = 0; i < comp_size_; ++i) {
+      each_edge(comp_members_[i], [&](TxnId b) { ++indegree_[local_[b]]; });
+    }
+    order_.clear();
+    for (std::uint32_t i = 0; i < comp_size_; ++i) {
+      if (indegree_[i] == 0) order_.push_back(comp_members_[i]);
+    }
+    std::uint32_t removed = 0;
+    for (std::size_t q = 0; q < order_.size(); ++q) {
+      ++removed;
+      each_edge(order_[q], [&](TxnId b) {
+        if (--indegree_[local_[b]] == 0) order_.push_back(b);
+      });
+    }
+    const bool cyclic = removed < comp_size_;
+    cyclic_cache_.emplace_back(mask, cyclic);
+    return cyclic;
+  }
+
   void SearchComponent() {
+    cyclic_cache_.clear();
     std::array<Cycle, 12> best;
     constexpr std::uint8_t kD = kData;
     const std::array<std::uint8_t, 3> extras = {0, kProcess,
@@ -324,11 +367,12 @@ class Searcher {
         return p == 0 ? data_start : order_start;
       };
       auto mask = [&](int m) { return static_cast<std::uint8_t>(m | x); };
+      const int t = static_cast<int>(p) * 4;
       const ClassSpec specs[4] = {
-          {mask(kWW), pick(kWW), 0, 0, false},
-          {mask(kWW | kWR), pick(kWR), kWR, 1, false},
-          {mask(kD), pick(kRW), kRW, 1, true},
-          {mask(kD), pick(kRW), kRW, 2, false},
+          {mask(kWW), pick(kWW), 0, 0, false, t},
+          {mask(kWW | kWR), pick(kWR), kWR, 1, false, t + 1},
+          {mask(kD), pick(kRW), kRW, 1, true, t + 2},
+          {mask(kD), pick(kRW), kRW, 2, false, t + 3},
       };
       for (const ClassSpec& spec : specs) {
         SearchClass(spec, best);
@@ -345,8 +389,12 @@ class Searcher {
     if (!any && out_.gave_up.empty()) {
       // The caps stopped every class: any cycle at all, so that a
       // non-trivial component is never silently passed.
-      ClassSpec all{static_cast<std::uint8_t>(kD | kProcess | kRealtime), 0, 0,
-                    0, false};
+      ClassSpec all{static_cast<std::uint8_t>(kD | kProcess | kRealtime),
+                    0,
+                    0,
+                    0,
+                    false,
+                    -1};
       std::array<Cycle, 12> fallback;
       SearchClass(all, fallback, /*unbounded=*/true);
       for (Cycle& c : fallback) {
@@ -356,12 +404,8 @@ class Searcher {
   }
 
   static int TypeIndex(const std::string& type) {
-    static const char* const kNames[12] = {
-        "G0",          "G1c",          "G-single",          "G2-item",
-        "G0-process",  "G1c-process",  "G-single-process",  "G2-item-process",
-        "G0-realtime", "G1c-realtime", "G-single-realtime", "G2-item-realtime"};
     for (int i = 0; i < 12; ++i) {
-      if (type == kNames[i]) return i;
+      if (type == kTypeNames[i]) return i;
     }
     return 0;
   }
@@ -383,7 +427,19 @@ class Searcher {
         if (label == 0 || (spec.start != 0 && label != spec.start)) continue;
         if (!unbounded &&
             (starts >= options_.max_starts || steps_ >= options_.max_steps)) {
-          if (!found) out_.capped = true;
+          // Capped before a cycle of this class turned up: one may have
+          // been missed, unless the component has no cycle at all over the
+          // class's edge kinds.
+          if (!found && CycleWithin(spec.mask)) {
+            out_.capped = true;
+            if (spec.type >= 0) {
+              const std::string name = kTypeNames[spec.type];
+              auto& t = out_.capped_types;
+              if (std::find(t.begin(), t.end(), name) == t.end()) {
+                t.push_back(name);
+              }
+            }
+          }
           return;
         }
         ++starts;
@@ -496,6 +552,10 @@ class Searcher {
   const TxnId* comp_members_ = nullptr;
   std::uint32_t comp_size_ = 0;
   std::uint64_t steps_ = 0;
+  // CycleWithin's scratch and its answers for the current component.
+  std::vector<std::uint32_t> indegree_;
+  std::vector<TxnId> order_;
+  std::vector<std::pair<std::uint8_t, bool>> cyclic_cache_;
 };
 
 }  // namespace

@@ -84,6 +84,10 @@ struct CycleSearch {
   // True when a per-component cap stopped a class's search before every
   // start edge was tried (a cycle of that class may have been missed).
   bool capped = false;
+  // The classes whose search was capped that way (kTypeNames' names, e.g.
+  // "G2-item-realtime"); a class whose edge kinds form no cycle in the
+  // component is never capped, since it has no cycle to miss.
+  std::vector<std::string> capped_types;
   // Non-empty when the deadline stopped the search.
   std::string gave_up;
 };
