@@ -1,8 +1,8 @@
 #!/usr/bin/python3
-"""faultline exec client (protocol 1) for MariaDB + Galera: the register workload.
+"""faultline exec client (protocol 1) for MariaDB + Galera: register, list-append, rw-register.
 
 Usage: client.py [IP] [PORT] [--user U] [--password P] [--database D]
-                 [--sync-wait N]
+                 [--sync-wait N] [--isolation LEVEL]
 
 IP and PORT default to $FAULTLINE_NODE_IP and $FAULTLINE_PORT_CLIENT. The
 client speaks JSON lines: faultline's hello, then one invoke at a time, each
@@ -22,7 +22,32 @@ runs alone in autocommit mode:
 CLIENT_FOUND_ROWS is set so that a cas with old == new counts its matched
 row (MySQL's affected-rows would be 0).
 
-Outcomes: `fail` only when the operation certainly had no effect:
+Transactions (the hello's workload list-append or rw-register; f "txn",
+value a list of micro-ops [f, k, v] with integer keys) run all their
+micro-ops in one SQL transaction, START TRANSACTION ... COMMIT, at the
+session's isolation level (--isolation; default the server's, REPEATABLE
+READ unless my.cnf says otherwise), in order, one statement each:
+  list-append, table `<database>.lists (k BIGINT PRIMARY KEY, v TEXT)`, the
+  list as its elements' decimal text joined by ",":
+    ["append", k, v]  INSERT INTO lists (k, v) VALUES (k, 'v')
+                      ON DUPLICATE KEY UPDATE v = CONCAT(v, ',', 'v')
+    ["r", k, null]    SELECT v FROM lists WHERE k = k -> the list, [] absent
+  rw-register, table `<database>.rw_registers (k BIGINT PRIMARY KEY,
+  v BIGINT)`:
+    ["w", k, v]       INSERT ... ON DUPLICATE KEY UPDATE v = VALUES(v)
+    ["r", k, null]    SELECT v FROM rw_registers WHERE k = k -> v, null absent
+ok answers the micro-ops with every read filled in. A txn:
+  - fail when nothing was sent (no connection), when the server answered an
+    error to START TRANSACTION or to any micro-op's statement (the COMMIT
+    was never sent; the connection is dropped, which rolls the transaction
+    back), or when COMMIT answered 1213 (a deadlock victim or a write-set
+    that failed Galera's certification: rolled back everywhere);
+  - info after a socket timeout or a lost connection at any point after
+    START TRANSACTION was sent, and for any other error of COMMIT (the
+    commit may have happened);
+  - a read-only txn (every micro-op "r") is fail on any error but a timeout.
+
+Register outcomes: `fail` only when the operation certainly had no effect:
   - the connection (or the session setup) could not be made: nothing sent;
   - the server answered with an error that rolls the statement back
     (1213 deadlock / certification failure, 1205 lock wait timeout,
@@ -68,6 +93,15 @@ DEFINITE_ERRORS = {
 CR_SERVER_GONE = 2006
 CR_SERVER_LOST = 2013
 
+ER_LOCK_DEADLOCK = 1213
+
+ISOLATION = {
+    "read-uncommitted": "READ UNCOMMITTED",
+    "read-committed": "READ COMMITTED",
+    "repeatable-read": "REPEATABLE READ",
+    "serializable": "SERIALIZABLE",
+}
+
 MARGIN_S = 0.15  # answer this long before faultline's deadline
 MIN_BUDGET_S = 0.1
 
@@ -107,6 +141,10 @@ def is_timeout(e):
     return "timed out" in str(e)
 
 
+class NotSent(Exception):
+    """The budget ran out before the next statement: it was not sent."""
+
+
 class Client:
     """One MariaDB connection, opened lazily, dropped after any error."""
 
@@ -114,6 +152,7 @@ class Client:
         self.args = args
         self.conn = None
         self.schema_ready = False
+        self.workload = "register"  # from the hello
 
     def close(self):
         if self.conn is not None:
@@ -148,14 +187,23 @@ class Client:
                 self.set_timeouts(deadline - time.monotonic())
                 c.execute("SET SESSION wsrep_sync_wait = %s",
                           (self.args.sync_wait,))
+            if self.args.isolation is not None:
+                self.set_timeouts(deadline - time.monotonic())
+                c.execute("SET SESSION TRANSACTION ISOLATION LEVEL " +
+                          ISOLATION[self.args.isolation])
             if not self.schema_ready:
                 self.ensure_schema(c, deadline)
 
+    def table(self):
+        return {"list-append": "lists",
+                "rw-register": "rw_registers"}.get(self.workload, "registers")
+
     def ensure_schema(self, c, deadline):
         db = self.args.database
+        table = self.table()
         self.set_timeouts(deadline - time.monotonic())
         try:
-            c.execute("SELECT 1 FROM `%s`.registers LIMIT 0" % db)
+            c.execute("SELECT 1 FROM `%s`.`%s` LIMIT 0" % (db, table))
             self.schema_ready = True
             return
         except pymysql.err.MySQLError as e:
@@ -166,9 +214,13 @@ class Client:
         self.set_timeouts(deadline - time.monotonic())
         c.execute("CREATE DATABASE IF NOT EXISTS `%s`" % db)
         self.set_timeouts(deadline - time.monotonic())
-        c.execute("CREATE TABLE IF NOT EXISTS `%s`.registers ("
-                  "k VARCHAR(191) NOT NULL PRIMARY KEY, v TEXT NOT NULL"
-                  ") ENGINE=InnoDB" % db)
+        columns = {
+            "registers": "k VARCHAR(191) NOT NULL PRIMARY KEY, v TEXT NOT NULL",
+            "lists": "k BIGINT NOT NULL PRIMARY KEY, v TEXT NOT NULL",
+            "rw_registers": "k BIGINT NOT NULL PRIMARY KEY, v BIGINT NOT NULL",
+        }[table]
+        c.execute("CREATE TABLE IF NOT EXISTS `%s`.`%s` (%s) ENGINE=InnoDB" %
+                  (db, table, columns))
         self.schema_ready = True
 
     def run(self, f, key, value, deadline):
@@ -195,6 +247,85 @@ class Client:
                 return ("ok", None) if n == 1 else ("fail", "mismatch")
         raise ValueError("unknown f %r" % f)
 
+    def micro_op(self, c, m):
+        """Runs one micro-op's statement; returns it, read filled in."""
+        db, (f, k, v) = self.args.database, m
+        if self.workload == "list-append":
+            if f == "append":
+                c.execute("INSERT INTO `%s`.lists (k, v) VALUES (%%s, %%s) "
+                          "ON DUPLICATE KEY UPDATE v = CONCAT(v, ',', %%s)"
+                          % db, (k, str(v), str(v)))
+                return m
+            c.execute("SELECT v FROM `%s`.lists WHERE k = %%s" % db, (k,))
+            row = c.fetchone()
+            read = [] if row is None or row[0] == "" else [
+                int(x) for x in row[0].split(",")]
+            return [f, k, read]
+        if f == "w":
+            c.execute("INSERT INTO `%s`.rw_registers (k, v) VALUES (%%s, %%s) "
+                      "ON DUPLICATE KEY UPDATE v = VALUES(v)" % db, (k, v))
+            return m
+        c.execute("SELECT v FROM `%s`.rw_registers WHERE k = %%s" % db, (k,))
+        row = c.fetchone()
+        return [f, k, None if row is None else int(row[0])]
+
+    def txn(self, op_id, mops, deadline):
+        """Runs one transaction; returns the answer object."""
+        write = "append" if self.workload == "list-append" else "w"
+        for m in mops if isinstance(mops, list) else [None]:
+            if not (isinstance(m, list) and len(m) == 3 and
+                    m[0] in ("r", write) and isinstance(m[1], int) and
+                    not isinstance(m[1], bool) and
+                    (m[0] == "r" or (isinstance(m[2], int) and
+                                     not isinstance(m[2], bool)))):
+                return {"type": "fail", "id": op_id,
+                        "error": "unsupported micro-op %s" % json.dumps(m)}
+        if not mops:
+            return {"type": "fail", "id": op_id, "error": "empty txn"}
+        read_only = all(m[0] == "r" for m in mops)
+        stage = "begin"  # begin -> statements -> commit
+        out = []
+
+        def budget():
+            left = deadline - time.monotonic()
+            if left < MIN_BUDGET_S:
+                raise NotSent("no time left before %s" % stage)
+            self.set_timeouts(left)
+
+        try:
+            with self.conn.cursor() as c:
+                budget()
+                c.execute("START TRANSACTION")
+                stage = "statements"
+                for m in mops:
+                    budget()
+                    out.append(self.micro_op(c, m))
+                stage = "commit"
+                budget()
+                c.execute("COMMIT")
+        except NotSent as e:
+            # COMMIT was not sent: dropping the connection rolls back.
+            self.close()
+            return {"type": "fail", "id": op_id, "error": str(e)}
+        except Exception as e:  # noqa: BLE001 - classify every error
+            self.close()  # an open transaction is rolled back with it
+            code = err_code(e)
+            msg = "%s: %s" % (stage, describe(e))
+            if code == CR_SERVER_LOST and is_timeout(e):
+                return {"type": "info", "id": op_id, "error": "timeout: " + msg}
+            if read_only:
+                return {"type": "fail", "id": op_id, "error": msg}
+            # Server codes are 1000-1999 and 3000 up; 2000-2999 are the client
+            # library's own (lost connection, server gone, ...).
+            server_error = code is not None and (1000 <= code < 2000 or
+                                                 code >= 3000)
+            if stage != "commit" and server_error:
+                return {"type": "fail", "id": op_id, "error": msg}
+            if stage == "commit" and code == ER_LOCK_DEADLOCK:
+                return {"type": "fail", "id": op_id, "error": msg}
+            return {"type": "info", "id": op_id, "error": msg}
+        return {"type": "ok", "id": op_id, "value": out}
+
     def invoke(self, op):
         """Runs one invoke; returns the answer object."""
         op_id = op.get("id")
@@ -205,6 +336,18 @@ class Client:
                      min(timeout_ms / 1000.0 * 0.9,
                          timeout_ms / 1000.0 - MARGIN_S))
         deadline = start + budget
+        if f == "txn":
+            if self.workload not in ("list-append", "rw-register"):
+                return {"type": "fail", "id": op_id,
+                        "error": "txn needs workload list-append or rw-register"}
+            if self.conn is None:
+                try:
+                    self.connect(deadline)
+                except Exception as e:  # noqa: BLE001 - nothing was sent
+                    self.close()
+                    return {"type": "fail", "id": op_id,
+                            "error": "connect: " + describe(e)}
+            return self.txn(op_id, op.get("value"), deadline)
         if f not in ("read", "write", "cas"):
             return {"type": "fail", "id": op_id, "error": "unknown f %r" % f}
         key = op.get("key")
@@ -247,6 +390,9 @@ def parse_args(argv):
     p.add_argument("--database", default="faultline")
     p.add_argument("--sync-wait", type=int, default=None,
                    help="session wsrep_sync_wait (default: the server's)")
+    p.add_argument("--isolation", choices=sorted(ISOLATION), default=None,
+                   help="session transaction isolation level for txn "
+                        "(default: the server's)")
     args = p.parse_args(argv)
     if not args.host:
         p.error("no host: give IP or set FAULTLINE_NODE_IP")
@@ -272,6 +418,8 @@ def main(argv):
             if msg.get("protocol") != 1:
                 log("unsupported protocol %r" % msg.get("protocol"))
                 return 2
+            client.workload = msg.get("workload") or os.environ.get(
+                "FAULTLINE_WORKLOAD", "register")
             send({"type": "hello", "protocol": 1})
             hello_done = True
         elif t == "invoke":

@@ -61,6 +61,40 @@ std::string ErrorText(const Value& answer) {
   return Quote(e->ToJson());
 }
 
+// Whether `got`, the value of an ok answer to the txn `sent`, is the
+// micro-op list the protocol asks for: a list as long as `sent`, each
+// element [f, k, v] with the f and k sent in that place, and the v sent for
+// every micro-op that is not a read ("r"); a read's v is what it read (any
+// JSON). Otherwise `why` says what is wrong.
+bool TxnAnswerMatches(const Value& sent, const Value& got, std::string* why) {
+  if (!got.is_list()) {
+    *why = "whose \"value\" is not a list";
+    return false;
+  }
+  if (!sent.is_list() || got.as_list().size() != sent.as_list().size()) {
+    *why = "with " + std::to_string(got.as_list().size()) +
+           " micro-ops, expected " +
+           std::to_string(sent.is_list() ? sent.as_list().size() : 0);
+    return false;
+  }
+  for (std::size_t i = 0; i < got.as_list().size(); ++i) {
+    const Value& g = got.as_list()[i];
+    const Value& s = sent.as_list()[i];
+    const bool shaped = g.is_list() && g.as_list().size() == 3 && s.is_list() &&
+                        s.as_list().size() == 3;
+    const bool same = shaped && g.as_list()[0] == s.as_list()[0] &&
+                      g.as_list()[1] == s.as_list()[1] &&
+                      (s.as_list()[0] == Value::String("r") ||
+                       g.as_list()[2] == s.as_list()[2]);
+    if (!same) {
+      *why = "whose micro-op " + std::to_string(i + 1) +
+             " is not the one sent (" + s.ToJson() + ")";
+      return false;
+    }
+  }
+  return true;
+}
+
 // Why a program that closed its stdout did so: its exit status (waiting a
 // little for it), else "closed its stdout"; then it is killed and reaped.
 std::string DescribeEnd(PipeProcess& p) {
@@ -224,6 +258,13 @@ class ExecClient : public harness::Client {
     } else if (op.f == "status") {
       if (v == nullptr || !v->is_object()) {
         return invalid("ok to a status without an object \"value\"");
+      }
+      result = *v;
+    } else if (op.f == "txn") {
+      std::string why;
+      if (v == nullptr || !TxnAnswerMatches(op.value, *v, &why)) {
+        return invalid("ok to a txn " +
+                       (v == nullptr ? std::string("without \"value\"") : why));
       }
       result = *v;
     }

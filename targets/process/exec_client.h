@@ -13,6 +13,16 @@
 // anything. The interpreter opens a fresh client after every info, so a
 // dead client object is not used again in a run.
 //
+// Answers become completions as docs/exec-protocol.md says: ok to a read
+// carries the value read, ok to an acquire its integer token, ok to a
+// status its object, and ok to a txn (list-append and rw-register
+// workloads) the transaction's micro-op list with every read filled in;
+// that list must be as long as the invocation's, with the same f and k in
+// every place and the same v for every micro-op but a read, else the
+// answer is invalid (info, a misbehaviour). ok to other operations records
+// the invocation's value. fail and info keep the invocation's value and
+// carry the answer's "error".
+//
 // Misbehaviour (a crash, an invalid answer, a failed hello; not a timeout)
 // is counted in an ExecHealth shared by every ExecClient of a run; a valid
 // answer resets it. ExecHealth::Fatal() is non-empty once the count reaches
@@ -41,7 +51,8 @@ struct ExecClientOptions {
   std::vector<std::string> env;   // extra NAME=value (the FAULTLINE_* entries)
   std::string working_dir;        // "" = inherit
   std::string log_path;           // the program's stderr is appended here
-  std::string workload;           // "register" | "lock"
+  // "register" | "lock" | "list-append" | "rw-register"
+  std::string workload;
   std::string node;               // node name for the hello
   long op_timeout_ms = 2000;      // each invoke's timeout_ms
   long start_timeout_ms = 10000;  // time allowed for the hello answer

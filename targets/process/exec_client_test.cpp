@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <cerrno>
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -164,6 +165,81 @@ TEST_CASE("exec client: lock vocabulary and the default ttl") {
   // The fake logs the ttl it was sent: null became lock_ttl_ms.
   CHECK(log.Read().find("ttl 1234") != std::string::npos);
   CHECK(log.Read().find("ttl 500") != std::string::npos);
+}
+
+namespace {
+
+Value Mop(const char* f, std::int64_t k, Value v = Value()) {
+  return Value::MakeList({Value::String(f), Value::Int(k), std::move(v)});
+}
+
+}  // namespace
+
+TEST_CASE("exec client: txn passes the micro-ops through, ok fills reads") {
+  TempLog log;
+  auto o = Options("good", log, "list-append");
+  auto health = Health(o);
+  auto c = Open(o, health);
+  const Value first = Value::MakeList(
+      {Mop("r", 1), Mop("append", 1, Value::Int(10)), Mop("r", 1)});
+  Completion a = c->Invoke(Op("txn", Value(), first));
+  REQUIRE(a.type == Outcome::kOk);
+  CHECK(a.value ==
+        Value::MakeList({Mop("r", 1, Value::MakeList({})),
+                         Mop("append", 1, Value::Int(10)),
+                         Mop("r", 1, Value::MakeList({Value::Int(10)}))}));
+  Completion b = c->Invoke(
+      Op("txn", Value(),
+         Value::MakeList({Mop("append", 1, Value::Int(11)), Mop("r", 2)})));
+  REQUIRE(b.type == Outcome::kOk);
+  CHECK(b.value == Value::MakeList({Mop("append", 1, Value::Int(11)),
+                                    Mop("r", 2, Value::MakeList({}))}));
+  // The client's fail and info keep the invocation's micro-ops.
+  const Value conflict = Value::MakeList({Mop("append", -1, Value::Int(12))});
+  Completion f = c->Invoke(Op("txn", Value(), conflict));
+  CHECK(f.type == Outcome::kFail);
+  CHECK(f.error == "conflict");
+  CHECK(f.value == conflict);
+  const Value unknown = Value::MakeList({Mop("append", -2, Value::Int(13))});
+  Completion i = c->Invoke(Op("txn", Value(), unknown));
+  CHECK(i.type == Outcome::kInfo);
+  CHECK(i.value == unknown);
+  CHECK(health->consecutive() == 0);
+}
+
+TEST_CASE("exec client: rw-register txn reads null when never written") {
+  TempLog log;
+  auto o = Options("good", log, "rw-register");
+  auto c = Open(o, Health(o));
+  Completion a = c->Invoke(Op(
+      "txn", Value(),
+      Value::MakeList({Mop("r", 5), Mop("w", 5, Value::Int(3)), Mop("r", 5)})));
+  REQUIRE(a.type == Outcome::kOk);
+  CHECK(a.value ==
+        Value::MakeList({Mop("r", 5, Value::Null()), Mop("w", 5, Value::Int(3)),
+                         Mop("r", 5, Value::Int(3))}));
+}
+
+TEST_CASE("exec client: an ok txn answer that is not the micro-op list") {
+  TempLog log;
+  auto o = Options("txn-short", log, "list-append");
+  auto health = Health(o);
+  auto c = Open(o, health);
+  const Value txn =
+      Value::MakeList({Mop("append", 1, Value::Int(1)), Mop("r", 1)});
+  Completion a = c->Invoke(Op("txn", Value(), txn));
+  CHECK(a.type == Outcome::kInfo);
+  CHECK(a.value == txn);
+  CHECK(a.error.rfind("invalid answer: ", 0) == 0);
+  CHECK(health->consecutive() == 1);
+  CHECK(c->Invoke(Op("txn", Value(), txn)).error == "client process is gone");
+
+  // ok without "value" is invalid for a txn as well.
+  TempLog log2;
+  auto o2 = Options("no-value", log2, "list-append");
+  auto c2 = Open(o2, health);
+  CHECK(c2->Invoke(Op("txn", Value(), txn)).type == Outcome::kInfo);
+  CHECK(health->consecutive() == 2);
 }
 
 TEST_CASE(

@@ -612,14 +612,24 @@ Result<std::unique_ptr<harness::Client>> OpenProcessClient(
     const std::string& workload,
     const std::vector<harness::TemplatePeer>& nodes, int index,
     std::shared_ptr<ExecHealth> health, const std::string& log_path) {
-  if (workload != "register" && workload != "lock") {
+  const harness::ProcessClientSpec& c = spec.client;
+  // Transactions (f "txn") only through exec clients: the resp and etcd
+  // protocols have no transaction vocabulary.
+  const bool txn = workload == "list-append" || workload == "rw-register";
+  const bool exec = c.protocol != "etcd" && c.protocol != "resp";
+  if (txn && !exec) {
+    return Fail(spec.system + ": workload '" + workload +
+                "' needs client protocol exec (the " + c.protocol +
+                " client speaks register and lock only)");
+  }
+  if (workload != "register" && workload != "lock" && !txn) {
     return Fail(spec.system + ": no client for workload '" + workload +
-                "' (supported: register, lock)");
+                "' (supported: register, lock; list-append and rw-register "
+                "with client protocol exec)");
   }
   if (index < 0 || static_cast<std::size_t>(index) >= nodes.size())
     return Fail(spec.system + ": no node " + std::to_string(index + 1));
   const harness::TemplatePeer& n = nodes[static_cast<std::size_t>(index)];
-  const harness::ProcessClientSpec& c = spec.client;
   harness::TemplateContext ctx;
   ctx.nodes = nodes;
   ctx.self = index;

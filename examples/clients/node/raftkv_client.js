@@ -11,7 +11,11 @@
 // only for replies that guarantee no effect, info otherwise; locks with
 // LOCK/RENEW/UNLOCK and a fresh owner id per acquire; f status (for
 // target.status.client) sends STATUS to this client's node and answers its
-// role, term, leader_id, commit and last_index.
+// role, term, leader_id, commit and last_index. f txn (list-append and
+// rw-register workloads) sends one TXN with a triple per micro-op (APPEND
+// t/<k> v, W t/<k> v, R t/<k> -) and answers the micro-ops with every read
+// filled in from the reply (nil as [] for list-append, null for
+// rw-register); see the Python client's docstring for the details.
 'use strict';
 
 const net = require('net');
@@ -30,6 +34,79 @@ function decode(text) {
 const shorten = (s) => (s.length <= 80 ? s : s.slice(0, 77) + '...');
 const codeOf = (error) => error.split(' ')[0];
 const isInt = (v) => typeof v === 'number' && Number.isInteger(v);
+
+// A list element or register value read by TXN R: an integer when the text
+// is one as written (no '+', no leading zeros, not "-0") and exactly
+// representable (a safe integer), else the text.
+function decodeElement(text) {
+  if (!/^-?(0|[1-9]\d*)$/.test(text) || text === '-0') return text;
+  const v = Number(text);
+  return Number.isSafeInteger(v) ? v : text;
+}
+
+function txnKeyFor(key) {
+  if (typeof key === 'string') return 't/' + key;
+  if (isInt(key)) return 't/' + String(key);
+  return '';
+}
+
+// [TXN argv, ''] for a txn value, or [null, error].
+function txnCommand(txn) {
+  if (!Array.isArray(txn) || txn.length === 0) {
+    return [null, 'txn value must be a non-empty list of [f, k, v]'];
+  }
+  const cmd = ['TXN'];
+  for (const m of txn) {
+    if (!Array.isArray(m) || m.length !== 3 || typeof m[0] !== 'string') {
+      return [null, 'txn micro-op must be [f, k, v]: ' + encode(m)];
+    }
+    const [f, k, v] = m;
+    const key = txnKeyFor(k);
+    if (!key) return [null, 'unsupported txn key ' + encode(k)];
+    if (f === 'r') {
+      cmd.push('R', key, '-');
+      continue;
+    }
+    if (f !== 'append' && f !== 'w') {
+      return [null, 'unsupported txn micro-op ' + encode(m)];
+    }
+    let arg;
+    if (isInt(v)) arg = String(v);
+    else if (typeof v === 'string') arg = v;
+    else return [null, 'txn value must be an integer or string: ' + encode(m)];
+    cmd.push(f === 'w' ? 'W' : 'APPEND', key, arg);
+  }
+  return [cmd, ''];
+}
+
+// The micro-ops with their reads filled in from TXN's reply, or null when
+// the reply does not have the shape TXN answers with.
+function txnResult(txn, reply, listReads) {
+  if (reply.kind !== 'array' || reply.value.length !== txn.length) return null;
+  const out = [];
+  for (let i = 0; i < txn.length; i++) {
+    const m = txn[i];
+    const e = reply.value[i];
+    if (m[0] !== 'r') {
+      if (e.kind !== 'simple' || e.value !== 'OK') return null;
+      out.push(m);
+      continue;
+    }
+    let read;
+    if (e.kind === 'nil') {
+      read = listReads ? [] : null;
+    } else if (e.kind === 'bulk') {
+      read = decodeElement(e.value);
+    } else if (e.kind === 'array') {
+      if (e.value.some((x) => x.kind !== 'bulk')) return null;
+      read = e.value.map((x) => decodeElement(x.value));
+    } else {
+      return null;
+    }
+    out.push([m[0], m[1], read]);
+  }
+  return out;
+}
 
 class CallError extends Error {
   // kind: connect (nothing sent) | timeout | closed | io | protocol
@@ -164,8 +241,9 @@ function redirectTarget(error) {
 }
 
 class Client {
-  constructor(host, port, lockTtlMs) {
+  constructor(host, port, lockTtlMs, listReads) {
     this.host = host; this.port = port; this.lockTtlMs = lockTtlMs;
+    this.listReads = listReads;  // txn: an absent key reads [] (not null)
     this.own = new RespConn(host, port); this.leader = null;
     this.owner = 'c' + crypto.randomBytes(8).toString('hex');
     this.acquisitions = 0;
@@ -183,6 +261,11 @@ class Client {
     if (f === 'status') return this.status(deadline);
     if (f === 'acquire' || f === 'renew' || f === 'release') {
       return this.lockOp(f, key, value, deadline);
+    }
+    if (f === 'txn') {
+      const [cmd, error] = txnCommand(value);
+      if (cmd === null) return ['fail', null, error];
+      return this.update(cmd, 'txn', deadline, value);
     }
     const k = Client.keyFor(key);
     if (!k) return ['fail', null, 'unsupported key ' + encode(key)];
@@ -269,7 +352,7 @@ class Client {
     if (t === 'fail' && codeOf(err) === 'NOTOWNER') return [t, v, 'not-held: ' + err];
     return [t, v, err];
   }
-  async update(cmd, expect, deadline) {
+  async update(cmd, expect, deadline, txn) {
     let conn = this.own;
     for (let attempt = 0; attempt < 2; attempt++) {
       let r;
@@ -306,6 +389,10 @@ class Client {
       if (expect === 'cas' && r.kind === 'int' && (r.value === 0 || r.value === 1)) {
         return r.value === 1 ? ['ok', null, ''] : ['fail', null, 'mismatch'];
       }
+      if (expect === 'txn') {
+        const filled = txnResult(txn, r, this.listReads);
+        if (filled !== null) return ['ok', filled, ''];
+      }
       conn.close();  // out of step with the server: start afresh
       return ['info', null, 'unexpected reply'];
     }
@@ -337,7 +424,8 @@ async function main() {
     const msg = JSON.parse(line);
     if (msg.type === 'hello') {
       send({ type: 'hello', protocol: PROTOCOL });
-      client = new Client(host, port, 1000);
+      const workload = msg.workload || process.env.FAULTLINE_WORKLOAD || '';
+      client = new Client(host, port, 1000, workload === 'list-append');
       continue;
     }
     if (msg.type !== 'invoke' || client === null) continue;

@@ -25,8 +25,23 @@ Semantics mirror faultline's built-in client (targets/raftkv/raftkv_client.h):
   status   STATUS on this client's node -> ok {role, term, leader_id,
            commit, last_index} (the fields its reply has); fail when the
            node does not answer. Answered for target.status.client.
+  txn      (list-append and rw-register workloads) TXN with one triple per
+           micro-op, in order: ["append", k, v] -> APPEND t/<k> v,
+           ["w", k, v] -> W t/<k> v (v an integer or string, sent as its
+           text), ["r", k, null] -> R t/<k> -. The reply is an array with
+           one element per micro-op: +OK for APPEND and W; for R a list of
+           bulk strings, a bulk string or nil. ok value = the micro-ops with
+           every read filled in: a list (each element an integer when its
+           text is one, as written, else a string), a string or integer,
+           and nil as [] (workload list-append) or null (rw-register).
+           Errors as for write and cas, with the redirect; a reply of
+           another shape is info "unexpected reply". A malformed txn (not
+           a non-empty list of [f, k, v], a key that is not an integer or
+           string, another f, a v that is not an integer or string) is
+           fail, nothing sent.
   Keys: null -> "r/_", a string or integer as is; a cas from null is fail
-  (raftkv's CAS never matches an absent key), as is an unknown f.
+  (raftkv's CAS never matches an absent key), as is an unknown f. The
+  workload comes from the hello (else $FAULTLINE_WORKLOAD).
 """
 import json
 import os
@@ -56,6 +71,87 @@ def decode(text):
         return json.loads(text)
     except ValueError:
         return text  # written by someone else: keep it as a string
+
+
+INT64 = (-2 ** 63, 2 ** 63 - 1)
+
+
+def decode_element(text):
+    """A list element or register value read by TXN R: an integer when the
+    text is one exactly as Python writes it (no sign but '-', no leading
+    zeros, within int64), else the text."""
+    try:
+        v = int(text)
+    except ValueError:
+        return text
+    if str(v) == text and INT64[0] <= v <= INT64[1]:
+        return v
+    return text
+
+
+def is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def txn_key_for(key):
+    if isinstance(key, str):
+        return "t/" + key
+    if is_int(key):
+        return "t/%d" % key
+    return ""
+
+
+def txn_command(txn):
+    """(TXN argv, "") for a txn value, or (None, error)."""
+    if not isinstance(txn, list) or not txn:
+        return None, "txn value must be a non-empty list of [f, k, v]"
+    cmd = ["TXN"]
+    for m in txn:
+        if not isinstance(m, list) or len(m) != 3 or not isinstance(m[0], str):
+            return None, "txn micro-op must be [f, k, v]: " + encode(m)
+        f, k, v = m
+        key = txn_key_for(k)
+        if not key:
+            return None, "unsupported txn key " + encode(k)
+        if f == "r":
+            cmd += ["R", key, "-"]
+            continue
+        if f not in ("append", "w"):
+            return None, "unsupported txn micro-op " + encode(m)
+        if is_int(v):
+            arg = "%d" % v
+        elif isinstance(v, str):
+            arg = v
+        else:
+            return None, "txn value must be an integer or string: " + encode(m)
+        cmd += ["W" if f == "w" else "APPEND", key, arg]
+    return cmd, ""
+
+
+def txn_result(txn, reply, list_reads):
+    """The micro-ops with their reads filled in from TXN's reply, or None
+    when the reply does not have the shape TXN answers with."""
+    if reply.kind != "array" or len(reply.value) != len(txn):
+        return None
+    out = []
+    for m, e in zip(txn, reply.value):
+        if m[0] != "r":
+            if e.kind != "simple" or e.value != "OK":
+                return None
+            out.append(m)
+            continue
+        if e.kind == "nil":
+            read = [] if list_reads else None
+        elif e.kind == "bulk":
+            read = decode_element(e.value)
+        elif e.kind == "array":
+            if any(x.kind != "bulk" for x in e.value):
+                return None
+            read = [decode_element(x.value) for x in e.value]
+        else:
+            return None
+        out.append([m[0], m[1], read])
+    return out
 
 
 def shorten(s):
@@ -196,9 +292,10 @@ def redirect_target(error):
 
 
 class Client(object):
-    def __init__(self, host, port, lock_ttl_ms):
+    def __init__(self, host, port, lock_ttl_ms, list_reads=False):
         self.host, self.port = host, port
         self.lock_ttl_ms = lock_ttl_ms
+        self.list_reads = list_reads  # txn: an absent key reads [] (not null)
         self.own = RespConn(host, port)
         self.leader = None
         self.owner = "c%016x" % random.getrandbits(64)
@@ -225,6 +322,11 @@ class Client(object):
             return self.status(deadline)
         if f in ("acquire", "renew", "release"):
             return self.lock_op(f, key, value, deadline)
+        if f == "txn":
+            cmd, error = txn_command(value)
+            if cmd is None:
+                return "fail", None, error
+            return self.update(cmd, "txn", deadline, txn=value)
         k = self.key_for(key)
         if not k:
             return "fail", None, "unsupported key " + encode(key)
@@ -318,7 +420,7 @@ class Client(object):
             err = "not-held: " + err
         return t, v, err
 
-    def update(self, cmd, expect, deadline):
+    def update(self, cmd, expect, deadline, txn=None):
         conn = self.own
         for attempt in range(2):
             try:
@@ -355,6 +457,10 @@ class Client(object):
                 if r.value == 1:
                     return "ok", None, ""
                 return "fail", None, "mismatch"
+            if expect == "txn":
+                filled = txn_result(txn, r, self.list_reads)
+                if filled is not None:
+                    return "ok", filled, ""
             conn.close()  # out of step with the server: start afresh
             return "info", None, "unexpected reply"
         return "fail", None, "redirected twice"  # not reached
@@ -383,7 +489,9 @@ def main():
         log("expected a hello, got %r" % hello[:200])
         return 1
     send({"type": "hello", "protocol": PROTOCOL})
-    client = Client(host, port, lock_ttl_ms=1000)
+    workload = msg.get("workload") or os.environ.get("FAULTLINE_WORKLOAD", "")
+    client = Client(host, port, lock_ttl_ms=1000,
+                    list_reads=workload == "list-append")
     for line in sys.stdin:
         if not line.strip():
             continue

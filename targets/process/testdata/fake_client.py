@@ -17,6 +17,12 @@ Usage: fake_client.py MODE. Modes:
   hello-v2     answers the hello with protocol 2
   hello-silent never answers the hello
   close-stdout answers the hello, then closes stdout and keeps running
+  txn-short    answers every txn ok with its micro-op list minus the last
+               (invalid), every other f as good does
+In mode good, f txn runs the micro-ops [f, k, v] in order on in-memory
+lists (hello workload list-append: "append", and "r" reads the list, [] when
+absent) or registers (rw-register: "w", and "r" reads null when absent); a
+txn whose first micro-op's key is -1 answers fail "conflict", -2 info.
 """
 import json
 import os
@@ -36,6 +42,7 @@ if not hello:
     sys.exit(0)
 if mode == "hello-silent":
     time.sleep(3600)
+workload = json.loads(hello).get("workload")
 send({"type": "hello", "protocol": 2 if mode == "hello-v2" else 1})
 if mode == "close-stdout":
     sys.stdout.close()
@@ -43,6 +50,7 @@ if mode == "close-stdout":
     time.sleep(3600)
 
 register = {}
+txn_state = {}  # txn key -> list (list-append) or value (rw-register)
 locks = {}  # name -> token
 next_token = 100
 
@@ -67,6 +75,30 @@ for line in sys.stdin:
         continue
     if mode == "bad-token" and f == "acquire":
         send({"type": "ok", "id": i, "value": "abc"})
+        continue
+    if f == "txn":
+        if value[0][1] == -1:
+            send({"type": "fail", "id": i, "error": "conflict"})
+            continue
+        if value[0][1] == -2:
+            send({"type": "info", "id": i, "error": "commit unknown"})
+            continue
+        out = []
+        for mf, mk, mv in value:
+            if mf == "r":
+                got = txn_state.get(mk)
+                if workload == "list-append" and got is None:
+                    got = []
+                out.append([mf, mk, list(got) if isinstance(got, list) else got])
+            elif mf == "append":
+                txn_state.setdefault(mk, []).append(mv)
+                out.append([mf, mk, mv])
+            else:
+                txn_state[mk] = mv
+                out.append([mf, mk, mv])
+        if mode == "txn-short":
+            out = out[:-1]
+        send({"type": "ok", "id": i, "value": out})
         continue
     if key == "fail-me":
         send({"type": "fail", "id": i, "error": "refused"})

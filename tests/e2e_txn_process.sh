@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Transactions through target process and the exec protocol
+# (docs/exec-protocol.md, "Transactions"): a 12 s copy of
+# configs/process-raftkv-list-append.yaml (raftkv described in YAML, under
+# partitions, pauses and kills) once with the Python reference client and
+# once with the Node.js one (skipped, saying so, when `node` is missing).
+# Each run must be valid and exit 0, its history must hold ok transactions
+# with appends and with reads that saw a non-empty list, and `faultline
+# check --model list-append` on the stored history must agree.
+# Needs root, python3 and raftkv next to faultline. Subnet 10.77.178.0/24.
+# About 25 s per client.
+source "$(dirname "$0")/lib.sh"
+require_root
+require_tool python3
+require_raftkv
+setup_workdir
+SRC="$FAULTLINE_SOURCE_DIR"
+E2E_SUBNET=10.77.178.0/24
+
+# txn_copy CLIENT_COMMAND: the config's copy in $WORK with that client
+# command (a YAML flow list) and {config_dir} pointing at the repository's
+# configs (the status command lives there).
+txn_copy() {
+  local out
+  out=$(local_copy "$SRC/configs/process-raftkv-list-append.yaml" 12 \
+    "s#^    command: \[python3, \.\./examples/clients/python/raftkv_client\.py\]#    command: $1#" \
+    "s#^  system: raftkv#  system: raftkv\n  config_dir: $SRC/configs#" \
+    "s#\[python3, #[$PY, #g")
+  grep -qF -- "command: $1" "$out" || fail "could not set the client command of the copy"
+  echo "$out"
+}
+
+# check_run LABEL: the run in $RUN is valid with ok appends and reads.
+check_run() {
+  [ "$RC" -eq 0 ] || { cat "$WORK/out.txt"; fail "$1: exit $RC"; }
+  [ "$VERDICT" = valid ] || { cat "$WORK/out.txt"; fail "$1: $VERDICT, expected valid"; }
+  [ "$(checker_verdict list-append)" = valid ] || fail "$1: the list-append checker did not say valid"
+  "$PY" - "$RUN/history.jsonl" "$1" <<'PY' || fail "$1: the history lacks ok transactions"
+import json, sys
+ok = appends = reads = nonempty = 0
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e["process"] == "nemesis" or e["f"] != "txn" or e["type"] != "ok":
+        continue
+    ok += 1
+    for f, k, v in e["value"]:
+        if f == "append":
+            appends += 1
+        elif f == "r":
+            assert isinstance(v, list), "a read of %r is %r, not a list" % (k, v)
+            reads += 1
+            nonempty += 1 if v else 0
+print("%s: %d ok txns, %d appends, %d reads (%d non-empty)" % (
+    sys.argv[2], ok, appends, reads, nonempty))
+assert ok > 50 and appends > 50 and nonempty > 20
+PY
+  "$FAULTLINE_BIN" check --model list-append "$RUN/history.jsonl" >"$WORK/check.txt" 2>&1 ||
+    { cat "$WORK/check.txt"; fail "$1: faultline check of the history did not exit 0"; }
+  grep -q '"f":"start-' "$RUN/history.jsonl" || fail "$1: no fault was injected"
+}
+
+run_config "$(txn_copy "[$PY, $SRC/examples/clients/python/raftkv_client.py]")" 1
+check_run python
+echo "PASS: list-append through the Python reference client"
+
+if command -v node >/dev/null 2>&1; then
+  run_config "$(txn_copy "[node, $SRC/examples/clients/node/raftkv_client.js]")" 2
+  check_run node
+  echo "PASS: list-append through the Node.js reference client"
+else
+  echo "SKIP: no 'node' (Debian package nodejs): the Node.js client was not run"
+fi
