@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <utility>
+#include <vector>
 
 namespace faultline::targets::zookeeper {
 namespace {
@@ -86,6 +87,32 @@ void OnStrings(int rc, const struct String_vector* strings, const void* data) {
         r.children.emplace_back(strings->data[i]);
       }
     }
+  });
+}
+
+// A multi in flight: besides the reply, the buffers the C client fills in
+// when the answer comes (each op's result, a set's stat, a create's path),
+// which must live until then even when the waiter gave up.
+struct MultiPending : Pending {
+  std::vector<ZkOp> ops;
+  std::vector<zoo_op_t> zops;
+  std::vector<zoo_op_result_t> results;
+  std::vector<struct Stat> stats;
+  std::vector<std::vector<char>> paths;
+};
+
+void OnMulti(int rc, const void* data) {
+  auto* token = static_cast<PendingPtr*>(const_cast<void*>(data));
+  auto* m = static_cast<MultiPending*>(token->get());
+  // The per-op results are complete when the multi's completion runs.
+  std::vector<int> rcs;
+  if (rc == ZOK || rc == ZBADVERSION || rc == ZNONODE || rc == ZNODEEXISTS ||
+      rc == ZNOTEMPTY || rc == ZBADARGUMENTS) {
+    for (const zoo_op_result_t& r : m->results) rcs.push_back(r.err);
+  }
+  Complete(data, [&](ZkReply& r) {
+    r.rc = rc;
+    r.op_rcs = std::move(rcs);
   });
 }
 
@@ -303,6 +330,56 @@ ZkReply ZkSession::Sync(const std::string& path, Deadline deadline) {
   return Call(
       [&](const void* t) { return zoo_async(zh_, path.c_str(), OnString, t); },
       deadline);
+}
+
+ZkReply ZkSession::Multi(const std::vector<ZkOp>& ops, Deadline deadline) {
+  if (!AwaitConnected(deadline)) return NotConnected();
+  auto m = std::make_shared<MultiPending>();
+  m->ops = ops;
+  const std::size_t n = m->ops.size();
+  m->zops.resize(n);
+  m->results.assign(n, zoo_op_result_t{});
+  m->stats.assign(n, Stat{});
+  m->paths.assign(n, std::vector<char>(256));
+  for (std::size_t i = 0; i < n; ++i) {
+    ZkOp& op = m->ops[i];
+    zoo_op_t* z = &m->zops[i];
+    const int len = static_cast<int>(op.data.size());
+    switch (op.kind) {
+      case ZkOp::Kind::kCheck:
+        zoo_check_op_init(z, op.path.c_str(), op.version);
+        break;
+      case ZkOp::Kind::kSet:
+        zoo_set_op_init(z, op.path.c_str(), op.data.data(), len, op.version,
+                        &m->stats[i]);
+        break;
+      case ZkOp::Kind::kCreate:
+        zoo_create_op_init(z, op.path.c_str(), op.data.data(), len,
+                           &ZOO_OPEN_ACL_UNSAFE, 0, m->paths[i].data(),
+                           static_cast<int>(m->paths[i].size()));
+        break;
+      case ZkOp::Kind::kDelete:
+        zoo_delete_op_init(z, op.path.c_str(), op.version);
+        break;
+    }
+  }
+  PendingPtr p = m;
+  PendingPtr* token = NewToken(p);
+  const int rc = zoo_amulti(zh_, static_cast<int>(n), m->zops.data(),
+                            m->results.data(), OnMulti, token);
+  if (rc != ZOK) {
+    delete token;  // the completion will never run
+    ZkReply r;
+    r.rc = rc;
+    return r;
+  }
+  std::unique_lock<std::mutex> lock(p->mu);
+  if (!p->cv.wait_until(lock, deadline, [&] { return p->done; })) {
+    ZkReply r;
+    r.rc = kTimedOut;
+    return r;
+  }
+  return p->reply;
 }
 
 }  // namespace faultline::targets::zookeeper

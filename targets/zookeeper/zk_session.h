@@ -47,7 +47,18 @@ struct ZkReply {
   std::string data;  // get: the node's data; create: the created path
   ZkStat stat;       // get, set, exists, create
   std::vector<std::string> children;
+  std::vector<int> op_rcs;  // multi: each op's own code, when answered
   bool ok() const { return rc == 0; }
+};
+
+// One operation of a multi (zoo_amulti; see ZkSession::Multi).
+struct ZkOp {
+  enum class Kind { kCheck, kSet, kCreate, kDelete };
+  Kind kind = Kind::kCheck;
+  std::string path;
+  std::string data;  // set, create (a persistent znode, open ACL)
+  int version = -1;  // check, set, delete: the expected version; -1 = any
+  bool operator==(const ZkOp&) const = default;
 };
 
 // The C client logs through one process-wide stream: this sends errors
@@ -96,6 +107,13 @@ class ZkSession {
   // The `sync` call: the server catches up with the leader before it
   // answers, so a read after it sees every write committed before it.
   ZkReply Sync(const std::string& path, Deadline deadline);
+  // The `multi` call: every op is applied, in order, as one transaction by
+  // the leader, or none is. rc is ZOK, or the first failing op's code
+  // (ZBADVERSION, ZNONODE, ZNODEEXISTS, ...: then nothing was applied),
+  // or a connection/timeout code as for the other calls (unknown whether it
+  // was applied). op_rcs has each op's code when the server answered.
+  // `ops` must not be empty.
+  ZkReply Multi(const std::vector<ZkOp>& ops, Deadline deadline);
 
   // Watch and session events so far; WaitEvent blocks until the count
   // passes `seen` or `until`.

@@ -16,6 +16,7 @@
 #include "targets/zookeeper/zk_client.h"
 #include "targets/zookeeper/zk_config.h"
 #include "targets/zookeeper/zk_session.h"
+#include "targets/zookeeper/zk_txn_client.h"
 
 namespace faultline::targets::zookeeper {
 namespace {
@@ -226,15 +227,29 @@ harness::Status ZookeeperTarget::Teardown(const std::string& log_dir) {
 
 Result<std::unique_ptr<harness::Client>> ZookeeperTarget::OpenClient(
     const Node& node, const std::string& workload) {
-  if (workload != "register" && workload != "lock") {
+  const bool txn = workload == "list-append" || workload == "rw-register";
+  if (workload != "register" && workload != "lock" && !txn) {
     return Fail("zookeeper: no client for workload '" + workload +
-                "' (supported: register, lock)");
+                "' (supported: register, lock, list-append, rw-register)");
   }
   const Node* n = daemons_.Find(node.name);
   if (n == nullptr) return Fail("zookeeper: unknown node " + node.name);
   std::error_code ec;
   std::filesystem::create_directories(work_dir(), ec);
   SetClientLog(work_dir() + "/zk-client.log");
+  if (txn) {
+    ZkTxnOptions t;
+    t.host = n->ip;
+    t.op_timeout_ms = workload_.op_timeout_ms;
+    t.sync_reads = spec_.sync_reads;
+    t.workload = workload == "list-append" ? ZkTxnWorkload::kListAppend
+                                           : ZkTxnWorkload::kRwRegister;
+    // Like a register client's: outlives a few timed-out transactions.
+    t.session_timeout_ms =
+        ClampSessionTimeout(2 * workload_.op_timeout_ms, spec_.tick_ms);
+    return std::unique_ptr<harness::Client>(
+        std::make_unique<ZkTxnClient>(std::move(t)));
+  }
   ZkClientOptions options;
   options.host = n->ip;
   options.op_timeout_ms = workload_.op_timeout_ms;
