@@ -72,18 +72,25 @@ class RedisClient : public harness::Client {
   // "r/<key>" for a null, string or integer key; "" otherwise.
   static std::string KeyFor(const checkers::Value& key);
 
- private:
   using Clock = std::chrono::steady_clock;
   using Command = std::vector<std::string>;
+  // One command on the primary (also used by RedisTxnClient,
+  // redis_txn_client.h). With `may_switch`, discovers the primary when
+  // there is none and retries once on a newly discovered one when the first
+  // attempt surely had no effect (nothing sent, or an error reply for which
+  // Rediscover() holds); without it, uses only the current connection. No
+  // primary: error kConnect with sent = false. After a connection error
+  // the primary is forgotten (the next call discovers again).
+  raftkv::CallResult Call(const Command& command, Clock::time_point deadline,
+                          bool may_switch);
+  // Forgets the primary connection (e.g. after a reply out of step with
+  // the request): the next Call with may_switch discovers again.
+  void DropPrimary() { primary_.reset(); }
+
+ private:
   // Connects `primary_` to the primary some sentinel names (verified by
   // ROLE). "" on success, else why not.
   std::string Discover(Clock::time_point deadline);
-  // One command on the primary. With `may_switch`, discovers the primary
-  // when there is none and retries once on a newly discovered one when the
-  // first attempt surely had no effect; without it, uses only the current
-  // connection. No primary: error kConnect with sent = false.
-  raftkv::CallResult Call(const Command& command, Clock::time_point deadline,
-                          bool may_switch);
   harness::Completion Read(const harness::Operation& op);
   harness::Completion Update(const harness::Operation& op,
                              const Command& command);

@@ -12,6 +12,7 @@
 #include "targets/raftkv/resp_conn.h"
 #include "targets/redis/redis_client.h"
 #include "targets/redis/redis_proto.h"
+#include "targets/redis/redis_txn_client.h"
 
 namespace faultline::targets::redis {
 namespace {
@@ -250,9 +251,10 @@ harness::Status RedisTarget::Teardown(const std::string& log_dir) {
 
 Result<std::unique_ptr<harness::Client>> RedisTarget::OpenClient(
     const Node& node, const std::string& workload) {
-  if (workload != "register" && workload != "lock") {
+  const auto txn = TxnKindOf(workload);
+  if (workload != "register" && workload != "lock" && !txn) {
     return Fail("redis: no client for workload '" + workload +
-                "' (supported: register, lock)");
+                "' (supported: register, lock, list-append, rw-register)");
   }
   const Node* own = daemons_.Find(node.name);
   if (own == nullptr) return Fail("redis: unknown node " + node.name);
@@ -263,6 +265,10 @@ Result<std::unique_ptr<harness::Client>> RedisTarget::OpenClient(
   }
   options.op_timeout_ms = workload_.op_timeout_ms;
   options.lock_ttl_ms = workload_.ttl_ms;
+  if (txn) {
+    return std::unique_ptr<harness::Client>(
+        std::make_unique<RedisTxnClient>(std::move(options), *txn));
+  }
   return std::unique_ptr<harness::Client>(
       std::make_unique<RedisClient>(std::move(options)));
 }
