@@ -1,15 +1,24 @@
-// List-append checker benchmark. Generates a large list-append history in
-// memory (a correct concurrent execution, so the verdict should be valid:
-// each transaction takes effect atomically between its invocation and its
-// completion), times CheckListAppend on it, then times writing the history
-// as JSONL text and parsing it back with ParseJsonl. Keys follow Jepsen's
-// list-append generator: `--keys` keys are active at a time; a key retires
-// after 32 appends and a fresh key takes its place.
+// List-append checker benchmark. Generates a large list-append history (a
+// correct concurrent execution, so the verdict should be valid: each
+// transaction takes effect atomically between its invocation and its
+// completion) and checks it. Keys follow Jepsen's list-append generator:
+// `--keys` keys are active at a time; a key retires after 32 appends and a
+// fresh key takes its place.
+//
+// By default the events go, in batches of 4096 as they are generated,
+// straight into a TxnHistoryBuilder (no History is built): check_seconds
+// is the time spent in Add plus Finish. --history takes the old path:
+// the whole History is generated, CheckListAppend times it, then the
+// history is written as JSONL text and parsed back with ParseJsonl (skip
+// that with --no-jsonl).
 //
 // Usage: txn_bench [--txns N] [--keys K] [--processes P] [--seed S]
-//                  [--model M] [--inject]
+//                  [--model M] [--inject] [--history] [--no-jsonl]
+//                  [--jsonl-out FILE]
 //   --inject appends one G-single cycle (read skew: T2 sees T1's append to
 //   x but not its append to y), so the verdict should be invalid.
+//   --jsonl-out FILE also writes the history to FILE as JSONL (not timed),
+//   e.g. to time `faultline check --model list-append FILE`.
 // Prints "name: value" lines.
 
 #include <algorithm>
@@ -18,6 +27,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -50,7 +60,9 @@ struct Options {
   std::uint64_t seed = 1;
   std::string model = "strict-serializable";
   bool inject = false;
-  bool jsonl = true;  // --no-jsonl: skip the JSONL write and parse
+  bool jsonl = true;      // --no-jsonl: skip the JSONL write and parse
+  bool history = false;   // --history: the old path, through a History
+  std::string jsonl_out;  // --jsonl-out FILE
 };
 
 constexpr int kAppendsPerKey = 32;
@@ -62,8 +74,10 @@ class ListAppendGen {
     for (int k = 0; k < o.keys; ++k) pool_.push_back(NewKey());
   }
 
-  fc::History Run() {
-    history_.reserve(static_cast<std::size_t>(o_.txns) * 2 + 16);
+  // Calls emit(Event&&) for each event, in history order.
+  template <typename Emit>
+  void Run(Emit emit) {
+    emit_ = emit;
     std::int64_t invoked = 0;
     std::int64_t done = 0;
     std::uniform_int_distribution<int> pick(0, o_.processes - 1);
@@ -82,7 +96,6 @@ class ListAppendGen {
       }
     }
     if (o_.inject) InjectGSingle();
-    return std::move(history_);
   }
 
   std::int64_t keys_used() const {
@@ -133,13 +146,13 @@ class ListAppendGen {
 
   void Emit(std::int64_t process, fc::EventType type, fc::Value value) {
     fc::Event e;
-    e.index = static_cast<std::int64_t>(history_.size());
+    e.index = emitted_++;
     e.time = e.index * 1000;
     e.process = process;
     e.type = type;
     e.f = "txn";
     e.value = std::move(value);
-    history_.push_back(std::move(e));
+    emit_(std::move(e));
   }
 
   void Invoke(int s, Slot& slot) {
@@ -213,7 +226,8 @@ class ListAppendGen {
   std::vector<fc::Value> cached_;  // null: rebuild on the next read
   std::vector<int> appends_;
   std::int64_t next_value_ = 1;
-  fc::History history_;
+  std::int64_t emitted_ = 0;
+  std::function<void(fc::Event&&)> emit_;
   const fc::Value append_f_ = fc::Value::String("append");
   const fc::Value read_f_ = fc::Value::String("r");
 };
@@ -229,6 +243,10 @@ bool ParseArgs(int argc, char** argv, Options& o) {
       o.inject = true;
     } else if (a == "--no-jsonl") {
       o.jsonl = false;
+    } else if (a == "--history") {
+      o.history = true;
+    } else if (a == "--jsonl-out" && (v = next()) != nullptr) {
+      o.jsonl_out = v;
     } else if (a == "--txns" && (v = next()) != nullptr) {
       o.txns = std::atoll(v);
     } else if (a == "--keys" && (v = next()) != nullptr) {
@@ -242,7 +260,8 @@ bool ParseArgs(int argc, char** argv, Options& o) {
     } else {
       std::fprintf(stderr,
                    "usage: txn_bench [--txns N] [--keys K] [--processes P] "
-                   "[--seed S] [--model M] [--inject] [--no-jsonl]\n");
+                   "[--seed S] [--model M] [--inject] [--history] "
+                   "[--no-jsonl] [--jsonl-out FILE]\n");
       return false;
     }
   }
@@ -254,25 +273,131 @@ bool ParseArgs(int argc, char** argv, Options& o) {
   return true;
 }
 
+// Writes events as JSONL lines to a file (--jsonl-out), buffered.
+class JsonlOut {
+ public:
+  explicit JsonlOut(const std::string& path)
+      : f_(path.empty() ? nullptr : std::fopen(path.c_str(), "w")) {}
+  JsonlOut(const JsonlOut&) = delete;
+  JsonlOut& operator=(const JsonlOut&) = delete;
+  ~JsonlOut() { Close(); }
+  bool failed(const std::string& path) const {
+    return !path.empty() && f_ == nullptr;
+  }
+  void Write(const fc::Event& e) {
+    if (f_ == nullptr) return;
+    buf_ += fc::ToJsonLine(e);
+    buf_ += '\n';
+    if (buf_.size() >= (1u << 20)) Flush();
+  }
+  void Close() {
+    if (f_ == nullptr) return;
+    Flush();
+    std::fclose(f_);
+    f_ = nullptr;
+  }
+
+ private:
+  void Flush() {
+    std::fwrite(buf_.data(), 1, buf_.size(), f_);
+    buf_.clear();
+  }
+  std::FILE* f_;
+  std::string buf_;
+};
+
+void PrintHeader(const Options& o, std::size_t events, std::int64_t keys) {
+  std::printf("txns: %zu\nevents: %zu\nkeys: %lld\nprocesses: %d\n", events / 2,
+              events, static_cast<long long>(keys), o.processes);
+  std::printf("injected: %s\nmodel: %s\n", o.inject ? "G-single" : "none",
+              o.model.c_str());
+}
+
+void PrintVerdict(const fc::Verdict& v, double check, double cpu, double txns) {
+  std::printf("verdict: %s\nsummary: %s\n",
+              std::string(fc::ToString(v.validity)).c_str(), v.summary.c_str());
+  std::printf("check_seconds: %.3f\n", check);
+  std::printf("check_cpu_seconds: %.3f\n", cpu);
+  std::printf("check_txns_per_second: %.0f\n", check > 0 ? txns / check : 0);
+  std::printf("peak_rss_mb_after_check: %.1f\n", PeakRssMb());
+  std::fflush(stdout);
+}
+
+// The default path: generated events fed in batches to a builder.
+int RunStreaming(const Options& o) {
+  fc::txn::TxnOptions opts;
+  opts.consistency_model = o.model;
+  JsonlOut out(o.jsonl_out);
+  if (out.failed(o.jsonl_out)) {
+    std::fprintf(stderr, "txn_bench: cannot write %s\n", o.jsonl_out.c_str());
+    return 2;
+  }
+  fc::txn::TxnHistoryBuilder builder(fc::txn::Workload::kListAppend);
+  builder.Reserve(static_cast<std::size_t>(o.txns) * 2 + (o.inject ? 6 : 0));
+  constexpr std::size_t kBatch = 4096;
+  std::vector<fc::Event> batch;
+  batch.reserve(kBatch);
+  double add_seconds = 0;
+  double add_cpu = 0;
+  auto feed = [&] {
+    const double c0 = CpuSeconds();
+    const auto t0 = Clock::now();
+    for (const fc::Event& e : batch) builder.Add(e);
+    add_seconds += Seconds(t0, Clock::now());
+    add_cpu += CpuSeconds() - c0;
+    batch.clear();
+  };
+  const auto t0 = Clock::now();
+  ListAppendGen gen(o);
+  gen.Run([&](fc::Event&& e) {
+    out.Write(e);
+    batch.push_back(std::move(e));
+    if (batch.size() == kBatch) feed();
+  });
+  feed();
+  out.Close();
+  const auto t1 = Clock::now();
+  const std::size_t events = builder.events();
+  PrintHeader(o, events, gen.keys_used());
+  std::printf("path: streaming (no History)\n");
+  std::printf("generate_and_add_seconds: %.3f\n", Seconds(t0, t1));
+  std::printf("add_seconds: %.3f\n", add_seconds);
+  std::printf("peak_rss_mb_after_add: %.1f\n", PeakRssMb());
+  std::fflush(stdout);
+  const double c2 = CpuSeconds();
+  const auto t2 = Clock::now();
+  fc::Verdict v = builder.Finish(opts);
+  const auto t3 = Clock::now();
+  const double c3 = CpuSeconds();
+  std::printf("finish_seconds: %.3f\n", Seconds(t2, t3));
+  PrintVerdict(v, add_seconds + Seconds(t2, t3), add_cpu + (c3 - c2),
+               static_cast<double>(events / 2));
+  return v.validity == fc::Validity::kInvalid ? 1 : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   Options o;
   if (!ParseArgs(argc, argv, o)) return 2;
+  if (!o.history) return RunStreaming(o);
 
   auto t0 = Clock::now();
   ListAppendGen gen(o);
-  fc::History history = gen.Run();
+  fc::History history;
+  history.reserve(static_cast<std::size_t>(o.txns) * 2 + 16);
+  gen.Run([&](fc::Event&& e) { history.push_back(std::move(e)); });
   auto t1 = Clock::now();
   const auto txns = static_cast<double>(history.size() / 2);
-  std::printf("txns: %zu\nevents: %zu\nkeys: %lld\nprocesses: %d\n",
-              history.size() / 2, history.size(),
-              static_cast<long long>(gen.keys_used()), o.processes);
-  std::printf("injected: %s\nmodel: %s\n", o.inject ? "G-single" : "none",
-              o.model.c_str());
+  PrintHeader(o, history.size(), gen.keys_used());
+  std::printf("path: history\n");
   std::printf("generate_seconds: %.3f\n", Seconds(t0, t1));
   std::printf("peak_rss_mb_after_generate: %.1f\n", PeakRssMb());
   std::fflush(stdout);
+  if (!o.jsonl_out.empty()) {
+    JsonlOut out(o.jsonl_out);
+    for (const fc::Event& e : history) out.Write(e);
+  }
 
   fc::txn::TxnOptions opts;
   opts.consistency_model = o.model;
@@ -281,14 +406,7 @@ int main(int argc, char** argv) {
   fc::Verdict v = fc::txn::CheckListAppend(history, opts);
   auto t3 = Clock::now();
   const double c3 = CpuSeconds();
-  const double check = Seconds(t2, t3);
-  std::printf("verdict: %s\nsummary: %s\n",
-              std::string(fc::ToString(v.validity)).c_str(), v.summary.c_str());
-  std::printf("check_seconds: %.3f\n", check);
-  std::printf("check_cpu_seconds: %.3f\n", c3 - c2);
-  std::printf("check_txns_per_second: %.0f\n", check > 0 ? txns / check : 0);
-  std::printf("peak_rss_mb_after_check: %.1f\n", PeakRssMb());
-  std::fflush(stdout);
+  PrintVerdict(v, Seconds(t2, t3), c3 - c2, txns);
   if (!o.jsonl) return v.validity == fc::Validity::kInvalid ? 1 : 0;
 
   auto t4 = Clock::now();

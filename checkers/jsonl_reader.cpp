@@ -529,10 +529,11 @@ struct RangeResult {
 };
 
 // Parses the lines of `text` (starting at line line_base + 1 and event
-// index_base) into slots[0, capacity).
-RangeResult ParseRange(std::string_view text, std::int64_t line_base,
-                       std::int64_t index_base, Event* slots,
-                       std::size_t capacity) {
+// index_base): event number n (0-based, in this range) is parsed into
+// slot(n), a fresh Event, and done(that event) is called once it parsed.
+template <typename Slot, typename Done>
+RangeResult ParseLines(std::string_view text, std::int64_t line_base,
+                       std::int64_t index_base, Slot&& slot, Done&& done) {
   RangeResult r;
   LineError err;
   KeyCache keys;
@@ -543,11 +544,12 @@ RangeResult ParseRange(std::string_view text, std::int64_t line_base,
       if (r.blank++ == 0) r.first_blank = line_no;
       return true;
     }
-    if (r.parsed >= capacity) std::abort();  // counted before: cannot happen
     auto index = index_base + static_cast<std::int64_t>(r.parsed);
     EventParser parser(line, index, keys);
-    if (parser.Parse(slots[r.parsed], err)) {
+    Event& e = slot(r.parsed);
+    if (parser.Parse(e, err)) {
       ++r.parsed;
+      done(e);
       return true;
     }
     if (!terminated && err.truncated) {
@@ -565,6 +567,33 @@ RangeResult ParseRange(std::string_view text, std::int64_t line_base,
     return false;
   });
   return r;
+}
+
+// ParseLines into slots[0, capacity) of a pre-sized history.
+RangeResult ParseRange(std::string_view text, std::int64_t line_base,
+                       std::int64_t index_base, Event* slots,
+                       std::size_t capacity) {
+  return ParseLines(
+      text, line_base, index_base,
+      [&](std::size_t n) -> Event& {
+        if (n >= capacity) std::abort();  // counted before: cannot happen
+        return slots[n];
+      },
+      [](const Event&) {});
+}
+
+// The warnings of a whole text's lines parsed as one range, in
+// ParseJsonl's order (the truncated last line, then the blank lines).
+void AddWarnings(const RangeResult& last, std::int64_t blank,
+                 std::int64_t first_blank, ReadResult& result) {
+  if (!last.truncated_warning.empty()) {
+    result.warnings.push_back(last.truncated_warning);
+  }
+  if (blank > 0) {
+    result.warnings.push_back("ignored " + std::to_string(blank) +
+                              " blank line(s), the first at line " +
+                              std::to_string(first_blank));
+  }
 }
 
 // Below this size one thread parses the whole text.
@@ -631,17 +660,32 @@ ReadResult ParseJsonl(std::string_view text) {
     return result;
   }
   const RangeResult& last = second.empty() ? a : b;
-  if (!last.truncated_warning.empty()) {
-    result.warnings.push_back(last.truncated_warning);
-  }
-  std::int64_t blank = a.blank + b.blank;
-  if (blank > 0) {
-    std::int64_t first_blank = a.blank > 0 ? a.first_blank : b.first_blank;
-    result.warnings.push_back("ignored " + std::to_string(blank) +
-                              " blank line(s), the first at line " +
-                              std::to_string(first_blank));
-  }
+  AddWarnings(last, a.blank + b.blank,
+              a.blank > 0 ? a.first_blank : b.first_blank, result);
   return result;
+}
+
+ReadResult StreamJsonl(std::string_view text, const EventSink& sink) {
+  ReadResult result;
+  Event event;
+  RangeResult r = ParseLines(
+      text, 0, 0,
+      [&](std::size_t) -> Event& {
+        event = Event{};  // the parser expects a fresh event
+        return event;
+      },
+      [&](const Event& e) { sink(e); });
+  if (r.failed) {
+    result.ok = false;
+    result.error = std::move(r.error);
+    return result;
+  }
+  AddWarnings(r, r.blank, r.first_blank, result);
+  return result;
+}
+
+std::size_t CountJsonlEvents(std::string_view text) {
+  return CountEventLines(text);
 }
 
 ReadResult ParseHistory(std::string_view text, HistoryFormat format) {

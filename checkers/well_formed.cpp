@@ -1,5 +1,7 @@
-// CheckWellFormed: the structural rules of docs/history-format.md that every
-// checker relies on, plus per-model value shapes.
+// CheckWellFormed and WellFormedChecker (one event at a time; the former
+// runs the latter over a History): the structural rules of
+// docs/history-format.md that every checker relies on, plus per-model value
+// shapes.
 //
 // Rules, in the order they are checked for each event (line = position + 1):
 //  1. `index` equals the event's position in the history.
@@ -32,8 +34,10 @@
 //                    ok read a list of ints/strings or null (list-append)
 //                    or an int, string or null (rw-register).
 //  An invoke with no completion by the end is fine (it counts as info).
+#include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
 
 #include "checkers/history_io.h"
 #include "checkers/json_parser.h"
@@ -64,15 +68,17 @@ Model ModelOf(std::string_view name) {
 struct ProcessState {
   bool outstanding = false;
   std::size_t invoke_pos = 0;  // position of the outstanding invoke
-  bool crashed = false;        // completed with info
+  std::string invoke_f;        // its f and key (for messages and rule 6)
+  Value invoke_key;
+  bool crashed = false;  // completed with info
   std::size_t info_pos = 0;
 };
 
 std::string Line(std::size_t pos) { return std::to_string(pos + 1); }
 
-std::string Op(const Event& e) {
-  std::string out = std::string(ToString(e.type)) + " " + e.f;
-  if (!e.key.is_null()) out += " key " + e.key.ToJson();
+std::string Op(EventType type, const std::string& f, const Value& key) {
+  std::string out = std::string(ToString(type)) + " " + f;
+  if (!key.is_null()) out += " key " + key.ToJson();
   return out;
 }
 
@@ -226,89 +232,116 @@ bool IsKnownModel(std::string_view model) {
   return ModelOf(model) != Model::kNone;
 }
 
-std::optional<ReadError> CheckWellFormed(const History& history,
-                                         std::string_view model_name) {
-  const Model model = ModelOf(model_name);
-  std::unordered_map<std::int64_t, ProcessState> processes;
-  std::optional<std::int64_t> last_time;
-  std::size_t last_time_pos = 0;
-  for (std::size_t i = 0; i < history.size(); ++i) {
-    const Event& e = history[i];
-    if (e.index != static_cast<std::int64_t>(i)) {
-      return At(i, "event has index " + std::to_string(e.index) +
-                       " but is at position " + std::to_string(i) +
-                       "; indexes count events from 0");
+WellFormedChecker::WellFormedChecker(std::string_view model)
+    : model_name_(model), model_(static_cast<int>(ModelOf(model))) {}
+
+WellFormedChecker::~WellFormedChecker() = default;
+WellFormedChecker::WellFormedChecker(WellFormedChecker&&) noexcept = default;
+WellFormedChecker& WellFormedChecker::operator=(WellFormedChecker&&) noexcept =
+    default;
+
+struct WellFormedChecker::Processes {
+  std::unordered_map<std::int64_t, ProcessState> by_id;
+};
+
+const std::optional<ReadError>& WellFormedChecker::Add(const Event& e) {
+  if (!error_) error_ = Check(e);
+  ++position_;
+  return error_;
+}
+
+std::optional<ReadError> WellFormedChecker::Check(const Event& e) {
+  const std::size_t i = position_;
+  const auto model = static_cast<Model>(model_);
+  const std::string& model_name = model_name_;
+  if (!processes_) processes_ = std::make_unique<Processes>();
+  auto& processes = processes_->by_id;
+  if (e.index != static_cast<std::int64_t>(i)) {
+    return At(i, "event has index " + std::to_string(e.index) +
+                     " but is at position " + std::to_string(i) +
+                     "; indexes count events from 0");
+  }
+  if (e.process < 0 && e.process != kNemesisProcess) {
+    return At(i, "process " + std::to_string(e.process) +
+                     " is negative; processes are >= 0 or \"nemesis\"");
+  }
+  if (e.f.empty()) return At(i, "event has an empty \"f\"");
+  if (e.time) {
+    if (*e.time < 0) return At(i, "time is negative");
+    if (last_time_ && *e.time < *last_time_) {
+      return At(i, "time " + std::to_string(*e.time) +
+                       " is earlier than time " + std::to_string(*last_time_) +
+                       " at line " + Line(last_time_pos_) +
+                       "; times must be non-decreasing (one monotonic "
+                       "clock, events written in the order observed)");
     }
-    if (e.process < 0 && e.process != kNemesisProcess) {
-      return At(i, "process " + std::to_string(e.process) +
-                       " is negative; processes are >= 0 or \"nemesis\"");
+    last_time_ = e.time;
+    last_time_pos_ = i;
+  }
+  if (e.is_nemesis()) return std::nullopt;
+  ProcessState& ps = processes[e.process];
+  const std::string proc = "process " + std::to_string(e.process);
+  if (e.type == EventType::kInvoke) {
+    if (ps.crashed) {
+      return At(i, proc + " invokes " + e.f + " after its operation " +
+                       "completed with info at line " + Line(ps.info_pos) +
+                       "; after an info the worker must continue under a "
+                       "fresh process id");
     }
-    if (e.f.empty()) return At(i, "event has an empty \"f\"");
-    if (e.time) {
-      if (*e.time < 0) return At(i, "time is negative");
-      if (last_time && *e.time < *last_time) {
-        return At(i, "time " + std::to_string(*e.time) +
-                         " is earlier than time " + std::to_string(*last_time) +
-                         " at line " + Line(last_time_pos) +
-                         "; times must be non-decreasing (one monotonic "
-                         "clock, events written in the order observed)");
-      }
-      last_time = e.time;
-      last_time_pos = i;
+    if (ps.outstanding) {
+      return At(i, proc + " invokes " + e.f + " while its " +
+                       Op(EventType::kInvoke, ps.invoke_f, ps.invoke_key) +
+                       " from line " + Line(ps.invoke_pos) +
+                       " is still outstanding; a process has at most one "
+                       "operation in flight");
     }
-    if (e.is_nemesis()) continue;
-    ProcessState& ps = processes[e.process];
-    const std::string proc = "process " + std::to_string(e.process);
-    if (e.type == EventType::kInvoke) {
-      if (ps.crashed) {
-        return At(i, proc + " invokes " + e.f + " after its operation " +
-                         "completed with info at line " + Line(ps.info_pos) +
-                         "; after an info the worker must continue under a "
-                         "fresh process id");
-      }
-      if (ps.outstanding) {
-        return At(i, proc + " invokes " + e.f + " while its " +
-                         Op(history[ps.invoke_pos]) + " from line " +
-                         Line(ps.invoke_pos) +
-                         " is still outstanding; a process has at most one "
-                         "operation in flight");
-      }
-      ps.outstanding = true;
-      ps.invoke_pos = i;
-    } else {
-      if (!ps.outstanding) {
-        return At(i, proc + " completes " + e.f + " (" +
-                         std::string(ToString(e.type)) +
-                         ") but has no outstanding invoke" +
-                         (ps.crashed ? " (it already completed with info "
-                                       "at line " +
-                                           Line(ps.info_pos) + ")"
-                                     : std::string()));
-      }
-      const Event& inv = history[ps.invoke_pos];
-      if (inv.f != e.f) {
-        return At(i, proc + " completes " + e.f + " but its outstanding " +
-                         "invoke at line " + Line(ps.invoke_pos) + " is " +
-                         inv.f + "; a completion repeats its invoke's f");
-      }
-      if (!inv.key.is_null() && !e.key.is_null() && inv.key != e.key) {
-        return At(i, proc + " completes " + e.f + " on key " + e.key.ToJson() +
-                         " but invoked it on key " + inv.key.ToJson() +
-                         " at line " + Line(ps.invoke_pos));
-      }
-      ps.outstanding = false;
-      if (e.type == EventType::kInfo) {
-        ps.crashed = true;
-        ps.info_pos = i;
-      }
+    ps.outstanding = true;
+    ps.invoke_pos = i;
+    ps.invoke_f = e.f;
+    ps.invoke_key = e.key;
+  } else {
+    if (!ps.outstanding) {
+      return At(i, proc + " completes " + e.f + " (" +
+                       std::string(ToString(e.type)) +
+                       ") but has no outstanding invoke" +
+                       (ps.crashed ? " (it already completed with info "
+                                     "at line " +
+                                         Line(ps.info_pos) + ")"
+                                   : std::string()));
     }
-    std::string shape = CheckShape(model, e);
-    if (!shape.empty()) {
-      return At(i, Op(e) + " by " + proc + ": " + shape + " (model " +
-                       std::string(model_name) + ")");
+    if (ps.invoke_f != e.f) {
+      return At(i, proc + " completes " + e.f + " but its outstanding " +
+                       "invoke at line " + Line(ps.invoke_pos) + " is " +
+                       ps.invoke_f + "; a completion repeats its invoke's f");
+    }
+    if (!ps.invoke_key.is_null() && !e.key.is_null() &&
+        ps.invoke_key != e.key) {
+      return At(i, proc + " completes " + e.f + " on key " + e.key.ToJson() +
+                       " but invoked it on key " + ps.invoke_key.ToJson() +
+                       " at line " + Line(ps.invoke_pos));
+    }
+    ps.outstanding = false;
+    ps.invoke_key = Value();
+    if (e.type == EventType::kInfo) {
+      ps.crashed = true;
+      ps.info_pos = i;
     }
   }
+  std::string shape = CheckShape(model, e);
+  if (!shape.empty()) {
+    return At(i, Op(e.type, e.f, e.key) + " by " + proc + ": " + shape +
+                     " (model " + model_name + ")");
+  }
   return std::nullopt;
+}
+
+std::optional<ReadError> CheckWellFormed(const History& history,
+                                         std::string_view model_name) {
+  WellFormedChecker checker(model_name);
+  for (const Event& e : history) {
+    if (checker.Add(e)) break;
+  }
+  return checker.error();
 }
 
 }  // namespace faultline::checkers

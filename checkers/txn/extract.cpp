@@ -1,5 +1,7 @@
-// ExtractTxns, TxnName and DescribeTxn (checkers/txn/txn_internal.h): a
-// History turned into the compact TxnSet the inference works on.
+// TxnExtractor, ExtractTxns, TxnName and DescribeTxn
+// (checkers/txn/txn_internal.h): history events turned, one at a time, into
+// the compact TxnSet the inference works on.
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -46,61 +48,80 @@ class Interner {
 
 bool IsScalar(const Value& v) { return v.is_int() || v.is_string(); }
 
-class Extractor {
+}  // namespace
+
+// The incremental ExtractTxns: the state between two Adds.
+class TxnExtractor::Impl {
  public:
-  Extractor(const History& history, Workload workload)
-      : history_(history),
-        workload_(workload),
+  explicit Impl(Workload workload)
+      : workload_(workload),
         keys_(&result_.set.keys),
         values_(&result_.set.values) {}
 
-  ExtractResult Run() {
+  // Guesses sized for Jepsen's generators (1-4 micro-ops per txn, short
+  // reads): enough to grow rarely, not so much to waste memory.
+  void Reserve(std::size_t events) {
     TxnSet& s = result_.set;
-    // Guesses sized for Jepsen's generators (1-4 micro-ops per txn, short
-    // reads): enough to grow rarely, not so much to waste memory.
-    s.txns.reserve(history_.size() / 2 + 1);
-    s.mops.reserve(history_.size() * 3 / 2 + 16);
-    values_.Reserve(history_.size() / 2 + 16);
-    std::unordered_map<std::int64_t, TxnId> pending;  // process → open txn
-    for (std::size_t i = 0; i < history_.size(); ++i) {
-      const Event& e = history_[i];
-      if (e.is_nemesis()) continue;
-      if (e.f != "txn") {
-        return Fail(i, "client operation with f \"" + e.f + "\"; a " +
-                           WorkloadName() +
-                           " history holds only transactions (f \"txn\")");
-      }
-      if (e.is_invoke()) {
-        Txn t;
-        t.process = e.process;
-        t.invoke_index = static_cast<std::int64_t>(i);
-        t.mop_begin = static_cast<std::uint32_t>(s.mops.size());
-        if (!ParseMops(e.value, /*ok=*/false, t)) return Fail(i, why_);
-        auto id = static_cast<TxnId>(s.txns.size());
-        s.txns.push_back(t);
-        // A second invoke while one is open (not well-formed): the first
-        // is left as never completed.
-        pending[e.process] = id;
-        continue;
-      }
-      auto it = pending.find(e.process);
-      if (it == pending.end()) {
-        return Fail(i, std::string("a completion (") +
-                           std::string(ToString(e.type)) + ") by process " +
-                           std::to_string(e.process) +
-                           " with no transaction of that process open");
-      }
-      Txn& t = s.txns[it->second];
-      pending.erase(it);
-      t.complete_index = static_cast<std::int64_t>(i);
-      if (e.type == EventType::kOk) {
-        t.status = Status::kOk;
-        if (!ParseMops(e.value, /*ok=*/true, t)) return Fail(i, why_);
-      } else {
-        t.status = e.type == EventType::kFail ? Status::kFail : Status::kInfo;
-      }
+    s.txns.reserve(events / 2 + 1);
+    s.mops.reserve(events * 3 / 2 + 16);
+    values_.Reserve(events / 2 + 16);
+  }
+
+  void Add(const Event& e) {
+    const std::size_t i = next_++;
+    if (result_.error) return;
+    TxnSet& s = result_.set;
+    if (e.is_nemesis()) return;
+    if (e.f != "txn") {
+      return Fail(i, "client operation with f \"" + e.f + "\"; a " +
+                         WorkloadName() +
+                         " history holds only transactions (f \"txn\")");
     }
-    return std::move(result_);
+    if (e.is_invoke()) {
+      Txn t;
+      t.process = e.process;
+      t.invoke_index = static_cast<std::int64_t>(i);
+      t.mop_begin = static_cast<std::uint32_t>(s.mops.size());
+      if (!ParseMops(e.value, /*ok=*/false, t)) return Fail(i, why_);
+      auto id = static_cast<TxnId>(s.txns.size());
+      s.txns.push_back(t);
+      // A second invoke while one is open (not well-formed): the first
+      // is left as never completed.
+      pending_[e.process] = id;
+      return;
+    }
+    auto it = pending_.find(e.process);
+    if (it == pending_.end()) {
+      return Fail(i, std::string("a completion (") +
+                         std::string(ToString(e.type)) + ") by process " +
+                         std::to_string(e.process) +
+                         " with no transaction of that process open");
+    }
+    Txn& t = s.txns[it->second];
+    pending_.erase(it);
+    t.complete_index = static_cast<std::int64_t>(i);
+    if (e.type == EventType::kOk) {
+      t.status = Status::kOk;
+      if (!ParseMops(e.value, /*ok=*/true, t)) return Fail(i, why_);
+    } else {
+      t.status = e.type == EventType::kFail ? Status::kFail : Status::kInfo;
+    }
+  }
+
+  std::size_t events() const { return next_; }
+  bool failed() const { return result_.error.has_value(); }
+  Workload workload() const { return workload_; }
+
+  // Frees the interners' maps and the caches too, as the end of
+  // ExtractTxns did, so the inference starts with only the set in memory.
+  ExtractResult Take() {
+    ExtractResult out = std::move(result_);
+    result_ = ExtractResult{};
+    keys_ = Interner(&result_.set.keys);
+    values_ = Interner(&result_.set.values);
+    std::vector<std::vector<Cached>>().swap(cache_);
+    std::unordered_map<std::int64_t, TxnId>().swap(pending_);
+    return out;
   }
 
  private:
@@ -109,11 +130,15 @@ class Extractor {
                                               : kRwRegisterChecker;
   }
 
-  ExtractResult Fail(std::size_t index, std::string message) {
+  // Keeps the error and drops what was extracted (as ExtractTxns did).
+  void Fail(std::size_t index, std::string message) {
     ExtractResult r;
     r.error =
         ReadError{static_cast<std::int64_t>(index) + 1, 0, std::move(message)};
-    return r;
+    result_ = std::move(r);
+    cache_.clear();
+    cache_.shrink_to_fit();
+    pending_.clear();
   }
 
   bool Bad(std::size_t n, const Value& mop, const std::string& what) {
@@ -253,14 +278,17 @@ class Extractor {
     ValueId id = 0;
   };
 
-  const History& history_;
   Workload workload_;
   std::vector<std::vector<Cached>> cache_;  // per key: see ReadList
   ExtractResult result_;
   Interner keys_;
   Interner values_;
+  std::unordered_map<std::int64_t, TxnId> pending_;  // process → open txn
+  std::size_t next_ = 0;  // the next event's position in the history
   std::string why_;
 };
+
+namespace {
 
 void AppendRead(const TxnSet& set, const Mop& m, bool list_reads,
                 std::string& out) {
@@ -298,8 +326,26 @@ bool ListReads(const TxnSet& set, const Txn& t) {
 
 }  // namespace
 
+TxnExtractor::TxnExtractor(Workload workload)
+    : impl_(std::make_unique<Impl>(workload)) {}
+TxnExtractor::~TxnExtractor() = default;
+TxnExtractor::TxnExtractor(TxnExtractor&&) noexcept = default;
+TxnExtractor& TxnExtractor::operator=(TxnExtractor&&) noexcept = default;
+void TxnExtractor::Reserve(std::size_t events) { impl_->Reserve(events); }
+void TxnExtractor::Add(const Event& e) { impl_->Add(e); }
+std::size_t TxnExtractor::events() const { return impl_->events(); }
+bool TxnExtractor::failed() const { return impl_->failed(); }
+Workload TxnExtractor::workload() const { return impl_->workload(); }
+ExtractResult TxnExtractor::Take() { return impl_->Take(); }
+
 ExtractResult ExtractTxns(const History& history, Workload workload) {
-  return Extractor(history, workload).Run();
+  TxnExtractor extractor(workload);
+  extractor.Reserve(history.size());
+  for (const Event& e : history) {
+    extractor.Add(e);
+    if (extractor.failed()) break;
+  }
+  return extractor.Take();
 }
 
 std::string TxnName(TxnId id) { return "T" + std::to_string(id); }

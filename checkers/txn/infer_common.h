@@ -120,15 +120,14 @@ class LimitCheck {
   std::uint64_t next_check_ = 0;
 };
 
-// The frame both inferences share: extraction, a graph with a node per
-// txn, an explainer E viewing the set, `passes(inf, explainer)` for the
-// workload's own work, then the graph finished and the explainer kept.
+// The frame both inferences share: the extracted set (ExtractTxns or
+// TxnExtractor), a graph with a node per txn, an explainer E viewing the
+// set, `passes(inf, explainer)` for the workload's own work, then the graph
+// finished and the explainer kept.
 template <typename E, typename Passes>
-Inference RunInference(const History& history, Workload workload,
-                       Passes passes) {
+Inference RunInference(ExtractResult ex, Workload workload, Passes passes) {
   Inference inf;
   inf.workload = workload;
-  ExtractResult ex = ExtractTxns(history, workload);
   if (ex.error) {
     inf.error = std::move(ex.error);
     inf.graph.Finish();

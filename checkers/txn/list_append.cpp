@@ -203,9 +203,9 @@ class Inferrer {
  public:
   explicit Inferrer(const Limits& limits) : limits_(limits) {}
 
-  Inference Run(const History& history) {
+  Inference Run(ExtractResult extracted) {
     return RunInference<ListAppendExplainer>(
-        history, Workload::kListAppend,
+        std::move(extracted), Workload::kListAppend,
         [this](Inference& inf, ListAppendExplainer& ex) {
           inf_ = &inf;
           ex_ = &ex;
@@ -642,7 +642,11 @@ class Inferrer {
 }  // namespace
 
 Inference InferListAppend(const History& history, const Limits& limits) {
-  return Inferrer(limits).Run(history);
+  return InferListAppend(ExtractTxns(history, Workload::kListAppend), limits);
+}
+
+Inference InferListAppend(ExtractResult extracted, const Limits& limits) {
+  return Inferrer(limits).Run(std::move(extracted));
 }
 
 }  // namespace faultline::checkers::txn

@@ -127,9 +127,9 @@ class Inferrer {
  public:
   explicit Inferrer(const Limits& limits) : limits_(limits) {}
 
-  Inference Run(const History& history) {
+  Inference Run(ExtractResult extracted) {
     return RunInference<RwRegisterExplainer>(
-        history, Workload::kRwRegister,
+        std::move(extracted), Workload::kRwRegister,
         [this](Inference& inf, RwRegisterExplainer& ex) {
           inf_ = &inf;
           ex_ = &ex;
@@ -400,7 +400,11 @@ class Inferrer {
 }  // namespace
 
 Inference InferRwRegister(const History& history, const Limits& limits) {
-  return Inferrer(limits).Run(history);
+  return InferRwRegister(ExtractTxns(history, Workload::kRwRegister), limits);
+}
+
+Inference InferRwRegister(ExtractResult extracted, const Limits& limits) {
+  return Inferrer(limits).Run(std::move(extracted));
 }
 
 }  // namespace faultline::checkers::txn

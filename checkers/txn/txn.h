@@ -41,7 +41,9 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -73,9 +75,50 @@ struct TxnOptions {
   int max_cycles_per_type = 3;
 };
 
+enum class Workload : std::uint8_t { kListAppend, kRwRegister };
+
+class TxnExtractor;  // txn_internal.h
+
+// A transactional history checked without keeping it: Add each event in
+// history order (nemesis events included; an event's line is the number
+// added before it + 1, as for a History read from a file), then Finish.
+// Only the checker's compact structures are kept (interned keys and values,
+// micro-ops), not the events. Finish gives the verdict CheckListAppend
+// (Workload::kListAppend) or CheckRwRegister (kRwRegister) gives on a
+// History of the same events: the same validity, summary, explanation and
+// details. A malformed event is kept as the error (the rest is ignored) and
+// reported by Finish as unknown with its line.
+//
+// Reserve(n) is an optional hint: the history has about n events. With the
+// exact count the buffers are sized as the History entry points size them,
+// so memory estimates in a memory-limit verdict match theirs too; without
+// it they grow as needed. Finish may be called once (it hands the
+// structures to the inference). Not thread-safe; one builder per history.
+class TxnHistoryBuilder {
+ public:
+  explicit TxnHistoryBuilder(Workload workload);
+  ~TxnHistoryBuilder();
+  TxnHistoryBuilder(TxnHistoryBuilder&&) noexcept;
+  TxnHistoryBuilder& operator=(TxnHistoryBuilder&&) noexcept;
+  TxnHistoryBuilder(const TxnHistoryBuilder&) = delete;
+  TxnHistoryBuilder& operator=(const TxnHistoryBuilder&) = delete;
+
+  void Reserve(std::size_t events);
+  void Add(const Event& e);
+  // Events added so far.
+  std::size_t events() const;
+  // True once an event was malformed (Finish will say which).
+  bool failed() const;
+  Verdict Finish(const TxnOptions& options);
+
+ private:
+  std::unique_ptr<TxnExtractor> extractor_;
+};
+
 // Checks a list-append history. A malformed transaction (wrong shape,
 // unknown micro-op) gives unknown with the event's line in the summary;
 // CheckWellFormed with model "list-append" refuses such histories first.
+// The same as a TxnHistoryBuilder fed the history's events.
 Verdict CheckListAppend(const History& history, const TxnOptions& options);
 
 // Checks a rw-register history; the same contract.

@@ -4,7 +4,7 @@
 // cycle) and analysis (which adds real-time and process order, finds and
 // names cycles, and builds the Verdict).
 //
-//   History ──ExtractTxns──► TxnSet
+//   History (or events one at a time) ──ExtractTxns / TxnExtractor──► TxnSet
 //           ──InferListAppend / InferRwRegister──► Inference
 //           ──Analyze──► Verdict
 //
@@ -73,8 +73,6 @@ struct TxnSet {
   std::vector<Value> values;
 };
 
-enum class Workload : std::uint8_t { kListAppend, kRwRegister };
-
 // Pairs invocations with completions (per process), skips nemesis events,
 // interns keys and values. A transaction whose value has the wrong shape
 // for `workload` (not a list of [f, k, v]; f not "append"/"r" for
@@ -86,6 +84,35 @@ struct ExtractResult {
   std::optional<ReadError> error;
 };
 ExtractResult ExtractTxns(const History& history, Workload workload);
+
+// ExtractTxns one event at a time (TxnHistoryBuilder's engine): Add the
+// events in history order; an event's position (invoke_index,
+// complete_index, an error's line - 1) is the number of events added
+// before it. After an error the rest is ignored and what was extracted is
+// dropped, as ExtractTxns does. Reserve(n) sizes the buffers for a history
+// of n events as ExtractTxns does (same capacities, hence the same memory
+// estimates); without it they grow as needed.
+class TxnExtractor {
+ public:
+  explicit TxnExtractor(Workload workload);
+  ~TxnExtractor();
+  TxnExtractor(TxnExtractor&&) noexcept;
+  TxnExtractor& operator=(TxnExtractor&&) noexcept;
+  TxnExtractor(const TxnExtractor&) = delete;
+  TxnExtractor& operator=(const TxnExtractor&) = delete;
+
+  void Reserve(std::size_t events);
+  void Add(const Event& e);
+  std::size_t events() const;  // added so far
+  bool failed() const;
+  Workload workload() const;
+  // The result so far; leaves the extractor empty.
+  ExtractResult Take();
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 // Edge kinds, as bits: an edge may carry several.
 enum EdgeBits : std::uint8_t {
@@ -172,12 +199,16 @@ struct Inference {
 // the writer of the element after x (or, for every ok append never
 // observed, to its writer: it must follow every read of the key).
 Inference InferListAppend(const History& history, const Limits& limits);
+// The same on transactions already extracted (ExtractTxns or TxnExtractor
+// with Workload::kListAppend).
+Inference InferListAppend(ExtractResult extracted, const Limits& limits);
 
 // rw-register: each ok read of v gives wr from v's (unique) writer; the
 // version order of a key holds the initial null first and, for each
 // committed transaction that read v and later wrote w to the same key,
 // v before w; ww and rw follow from those pairs.
 Inference InferRwRegister(const History& history, const Limits& limits);
+Inference InferRwRegister(ExtractResult extracted, const Limits& limits);
 
 // Adds real-time and process edges to a copy of the data graph, finds the
 // cycles, names them, maps every anomaly to the models it violates, and
