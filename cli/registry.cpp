@@ -23,6 +23,7 @@
 #include "targets/raftkv/raftkv_target.h"
 #include "targets/redis/redis_target.h"
 #include "targets/zookeeper/zk_target.h"
+#include "workloads/collections.h"
 #include "workloads/election.h"
 #include "workloads/lock.h"
 #include "workloads/register.h"
@@ -114,6 +115,15 @@ harness::Result<std::unique_ptr<harness::Workload>> MakeWorkload(
   }
   if (spec.workload.name == "rw-register") {
     return workloads::MakeRwRegisterWorkload(spec.workload);
+  }
+  if (spec.workload.name == "set") {
+    return workloads::MakeSetWorkload(spec.workload);
+  }
+  if (spec.workload.name == "bank") {
+    return workloads::MakeBankWorkload(spec.workload);
+  }
+  if (spec.workload.name == "counter") {
+    return workloads::MakeCounterWorkload(spec.workload);
   }
   return harness::Fail("unknown workload " + spec.workload.name);
 }
@@ -286,6 +296,15 @@ std::vector<Described> CheckerDescriptions() {
       {checkers::txn::kRwRegisterChecker,
        "transactions of unique writes and reads: checked like list-append "
        "from reads-from and write-follows-read orders"},
+      {checkers::collections::kSetChecker,
+       "unique adds and whole-set reads: no acknowledged element lost, "
+       "none unexpected or duplicated; stale ones reported"},
+      {checkers::collections::kBankChecker,
+       "every read of all balances sums to workload.total over exactly "
+       "the configured accounts, none negative"},
+      {checkers::collections::kCounterChecker,
+       "every read lies between the acknowledged and the attempted sums "
+       "of the increments"},
   };
 }
 

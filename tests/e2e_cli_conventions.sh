@@ -54,7 +54,7 @@ assert models == ["cas-register", "kv", "mutex", "register", "mutex-fencing",
                   "bank", "counter"], models
 assert [c["name"] for c in j["checkers"]] == [
     "linearizable", "stats", "mutex-fencing", "leader-per-term",
-    "list-append", "rw-register"]
+    "list-append", "rw-register", "set", "bank", "counter"]
 assert "raftkv" in [t["name"] for t in j["targets"]]
 assert all("min_nodes" in f for f in j["faults"])
 PY

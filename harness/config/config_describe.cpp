@@ -58,6 +58,21 @@ const KnownNames& Known() {
                      "transactions of unique writes and reads of registers; "
                      "checked like list-append, from reads-from and "
                      "write-follows-read orders (raftkv)",
+                     1},
+                    {"set",
+                     "adds of unique integers and reads of the whole set; "
+                     "checked for lost, stale and unexpected elements "
+                     "(raftkv)",
+                     1},
+                    {"bank",
+                     "transfers between accounts and reads of every "
+                     "balance; checked that the total holds and no balance "
+                     "goes negative (raftkv)",
+                     1},
+                    {"counter",
+                     "small positive increments and reads; each read must "
+                     "lie between the acknowledged and the attempted sums "
+                     "(raftkv)",
                      1}},
       .faults = {{"partition",
                   "cut network links between groups of nodes (shape from "
@@ -570,6 +585,9 @@ std::string DescribeSpec(const TestSpec& s) {
   o += "  min_txn_length: " + std::to_string(w.min_txn_length) + "\n";
   o += "  max_txn_length: " + std::to_string(w.max_txn_length) + "\n";
   o += "  consistency_model: " + w.consistency_model + "\n";
+  o += "  accounts: " + std::to_string(w.accounts) + "\n";
+  o += "  total: " + std::to_string(w.total) + "\n";
+  o += "  max_transfer: " + std::to_string(w.max_transfer) + "\n";
   o += "nemesis:\n";
   if (n.entries.empty()) {
     o += "  faults: " + Flow(n.faults, false) + "\n";

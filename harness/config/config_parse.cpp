@@ -139,6 +139,9 @@ const std::vector<std::pair<std::string, std::string>>& AllKeys() {
       {"workload", "min_txn_length"},
       {"workload", "max_txn_length"},
       {"workload", "consistency_model"},
+      {"workload", "accounts"},
+      {"workload", "total"},
+      {"workload", "max_transfer"},
       {"workload.mix", "read"},
       {"workload.mix", "write"},
       {"workload.mix", "cas"},
@@ -537,6 +540,21 @@ void Parser::Workload(const Item& it) {
                  {"read-uncommitted", "no write cycles (G0)", 1}};
              Enum(x, kModels, "workload.consistency_model",
                   &w.consistency_model);
+           }},
+          {"accounts",
+           [&](const Item& x) {
+             Int(x, 2, 1000, &w.accounts,
+                 "a transfer needs two accounts; a read lists them all");
+           }},
+          {"total",
+           [&](const Item& x) {
+             Int(x, 0, 1000000000, &w.total,
+                 "the money spread over the accounts at the start");
+           }},
+          {"max_transfer",
+           [&](const Item& x) {
+             Int(x, 1, 1000000000, &w.max_transfer,
+                 "a transfer moves 1..max_transfer");
            }},
       });
 }

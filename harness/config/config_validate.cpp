@@ -854,6 +854,33 @@ void CheckWorkload(const TestSpec& s, const Provenance& prov,
     }
     return;
   }
+  if (w.name == "set" || w.name == "bank" || w.name == "counter") {
+    // The targets whose client has the collection operations
+    // (docs/collections.md).
+    static const std::vector<std::string> kCollectionTargets = {"etcd",
+                                                               "raftkv"};
+    if (std::find(kCollectionTargets.begin(), kCollectionTargets.end(),
+                  s.target.name) == kCollectionTargets.end() &&
+        !prov.AnyBad({"workload.name"}) && !prov.AnyBad({"target.name"})) {
+      diag->Add(prov.Blame({"workload.name", "target.name"}),
+                "the " + w.name + " workload has a client for " +
+                    JoinNames(kCollectionTargets) + " only, not " +
+                    s.target.name,
+                "set target.name to one of " + JoinNames(kCollectionTargets) +
+                    " (docs/collections.md lists what each target supports)");
+    }
+    if (w.read + w.write <= 0 &&
+        !prov.AnyBad({"workload.mix.read", "workload.mix.write"})) {
+      const std::string update = w.name == "bank" ? "transfer" : "add";
+      diag->Add(prov.Blame({"workload.mix", "workload"}),
+                "workload.mix: read and write are both 0, so the " + w.name +
+                    " workload has nothing to run (write weighs the " + update +
+                    "s; cas is not used)",
+                "give read or write a weight > 0, e.g. `mix: {read: 20, "
+                "write: 80}`");
+    }
+    return;
+  }
   if (prov.AnyBad(
           {"workload.mix.read", "workload.mix.write", "workload.mix.cas"})) {
     return;

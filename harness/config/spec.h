@@ -268,6 +268,7 @@ struct TargetSpec {
 struct WorkloadSpec {
   std::string name = "register";  // [name] "register" | "lock" | "election"
                                   // | "list-append" | "rw-register"
+                                  // | "set" | "bank" | "counter"
   int keys = 8;          // [keys] registers, spread over client threads
   int concurrency = 10;  // [concurrency] worker threads, 1..1000
   double rate = 200;     // [rate] invocations per second, all workers;
@@ -307,6 +308,12 @@ struct WorkloadSpec {
   int max_txn_length = 4;  // [max_txn_length] 1..64, >= min_txn_length
   // [consistency_model] what the history must satisfy to be valid.
   std::string consistency_model = "strict-serializable";
+  // The bank workload (workloads/collections.h); ignored by others.
+  int accounts = 5;      // [accounts] 2..1000 accounts
+  int total = 100;       // [total] 0..10^9, the initial total, spread
+                         // evenly (the remainder on the first account)
+  int max_transfer = 5;  // [max_transfer] transfers move 1..max_transfer
+                         // (1..10^9)
   bool operator==(const WorkloadSpec&) const = default;
 };
 

@@ -37,6 +37,25 @@
 //            same way; null -> [] when list_reads (list-append), else null.
 //            Same redirect and fail/info rules as writes (-WRONGTYPE: fail).
 //            A malformed txn is fail, nothing sent.
+// The collection workloads (docs/collections.md, checkers/collections),
+// chosen by RaftkvClientOptions::workload; same redirect and fail/info
+// rules as writes (reads included: a read's outcome other than ok is
+// ignored by the checkers anyway):
+//   set      add v: TXN APPEND c/set v (v integer or string) -> ok;
+//            read: TXN R c/set - -> ok with the list (absent: []).
+//   counter  add n: INCRBY c/counter n -> ok; read: TXN R c/counter - ->
+//            ok with the integer (absent: 0).
+//   bank     accounts 0..accounts-1 under b/<i>. Before its first bank op
+//            each client initialises them once with MSETNX b/0 x0 b/1 x1
+//            ... (total/accounts each, the remainder on account 0), which
+//            sets all or none, so whichever client's MSETNX applies first
+//            wins and every later one is a no-op (:0). Until an MSETNX
+//            reply (:1 or :0) came back, the op is fail "bank init: ..."
+//            (the op itself is not sent). transfer {"from","to","amount"}:
+//            XFER b/from b/to amount; :1 -> ok, :0 -> fail "insufficient
+//            funds", -ERR -> fail. read: one TXN R b/0 - R b/1 - ... -> ok
+//            with {"0": balance, ...} (an absent account is left out, for
+//            the checker to report; a non-integer balance is info).
 // A cas whose expected value is null is fail (raftkv's CAS never matches an
 // absent key; nothing is sent). An unknown `f` or key shape is fail.
 // Every operation is bounded by op_timeout_ms in total (redirect included).
@@ -44,6 +63,7 @@
 // Thread-safety: one client per worker thread; Invoke is not reentrant.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -64,6 +84,11 @@ struct RaftkvClientOptions {
   long lock_ttl_ms = 1000;  // acquire's TTL when the op gives none
   // list-append: a txn read of an absent key is [] (rw-register: null).
   bool list_reads = false;
+  // The workload ("set", "bank", "counter" select the collection
+  // vocabulary above; any other value the register/lock/txn one).
+  std::string workload;
+  int accounts = 5;          // bank: number of accounts, >= 1
+  std::int64_t total = 100;  // bank: initial total over the accounts, >= 0
 };
 
 class RaftkvClient : public harness::Client {
@@ -96,10 +121,28 @@ class RaftkvClient : public harness::Client {
  private:
   harness::Completion Read(const harness::Operation& op);
   // What a successful reply to an update looks like.
-  enum class Expect { kOk, kCasInt, kToken, kTxn };
+  enum class Expect {
+    kOk,
+    kCasInt,
+    kToken,
+    kTxn,
+    kInteger,      // INCRBY: any integer -> ok with the op's value
+    kAppended,     // TXN of one APPEND: [+OK] -> ok with the op's value
+    kSetRead,      // TXN R of the set -> ok with the list
+    kCounterRead,  // TXN R of the counter -> ok with the integer
+    kBankRead,     // TXN R of every account -> ok with the balances
+    kTransfer,     // XFER: :1 ok, :0 fail "insufficient funds"
+    kInit,         // MSETNX: :1 or :0 -> ok
+  };
   harness::Completion Update(const harness::Operation& op,
                              std::vector<std::string> command, Expect expect);
   harness::Completion LockOp(const harness::Operation& op);
+  harness::Completion CollectionOp(const harness::Operation& op);
+  // The completion of a collection Expect for a non-error reply, or
+  // nullopt when the reply does not fit.
+  std::optional<harness::Completion> CollectionReply(
+      const harness::Operation& op, const ::faultline::raftkv::resp::Value& v,
+      Expect expect) const;
 
   RaftkvClientOptions options_;
   std::string NextOwner();
@@ -112,6 +155,7 @@ class RaftkvClient : public harness::Client {
   std::string owner_;  // random prefix, per client object
   long acquisitions_ = 0;
   std::map<std::string, Held> held_;
+  bool bank_ready_ = false;  // an MSETNX of the accounts got a reply
   std::unique_ptr<RespConn> own_;
   std::unique_ptr<RespConn> leader_;  // last redirect target, may be null
 };

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -607,4 +608,148 @@ TEST_CASE("raftkv client: txn outcomes and redirect", "[raftkv][txn]") {
   std::size_t before = follower.commands().size();
   CHECK(c.Invoke({"txn", Value(), Value::MakeList({})}).type == Outcome::kFail);
   CHECK(follower.commands().size() == before);
+}
+
+namespace {
+
+RaftkvClient CollectionClient(int port, const std::string& workload) {
+  RaftkvClientOptions o;
+  o.host = "127.0.0.1";
+  o.port = port;
+  o.op_timeout_ms = 300;
+  o.workload = workload;
+  o.accounts = 3;
+  o.total = 10;
+  return RaftkvClient(o);
+}
+
+Operation Transfer(int from, int to, int amount) {
+  return {"transfer", Value(),
+          Value::MakeObject({{"from", Value::Int(from)},
+                             {"to", Value::Int(to)},
+                             {"amount", Value::Int(amount)}})};
+}
+
+}  // namespace
+
+TEST_CASE("raftkv client: set adds and reads through TXN", "[raftkv][set]") {
+  std::vector<std::string> set;
+  FakeServer server([&](const std::vector<std::string>& c) -> std::string {
+    REQUIRE(c.size() == 4);
+    REQUIRE(c[0] == "TXN");
+    REQUIRE(c[2] == "c/set");
+    if (c[1] == "APPEND") {
+      if (c[3] == "99") return "-TIMEOUT outcome unknown\r\n";
+      set.push_back(c[3]);
+      return "*1\r\n+OK\r\n";
+    }
+    if (set.empty()) return "*1\r\n$-1\r\n";
+    std::string out = "*1\r\n*" + std::to_string(set.size()) + "\r\n";
+    for (const std::string& e : set) out += Bulk(e);
+    return out;
+  });
+  RaftkvClient c = CollectionClient(server.port(), "set");
+  Completion empty = c.Invoke({"read", Value(), Value()});
+  CHECK(empty.type == Outcome::kOk);
+  CHECK(empty.value == Value::MakeList({}));
+  CHECK(c.Invoke({"add", Value(), Value::Int(4)}).type == Outcome::kOk);
+  CHECK(c.Invoke({"add", Value(), Value::Int(7)}).type == Outcome::kOk);
+  CHECK(c.Invoke({"add", Value(), Value::Int(99)}).type == Outcome::kInfo);
+  Completion read = c.Invoke({"read", Value(), Value()});
+  CHECK(read.type == Outcome::kOk);
+  CHECK(read.value == Value::MakeList({Value::Int(4), Value::Int(7)}));
+  CHECK(c.Invoke({"add", Value(), Value::MakeList({})}).type == Outcome::kFail);
+  CHECK(c.Invoke({"cas", Value(), Value()}).type == Outcome::kFail);
+}
+
+TEST_CASE("raftkv client: counter adds with INCRBY, reads through TXN",
+          "[raftkv][counter]") {
+  long counter = 0;
+  bool exists = false;
+  FakeServer server([&](const std::vector<std::string>& c) -> std::string {
+    if (c[0] == "INCRBY") {
+      REQUIRE(c.size() == 3);
+      REQUIRE(c[1] == "c/counter");
+      counter += std::stol(c[2]);
+      exists = true;
+      return ":" + std::to_string(counter) + "\r\n";
+    }
+    REQUIRE(c == std::vector<std::string>{"TXN", "R", "c/counter", "-"});
+    return exists ? "*1\r\n" + Bulk(std::to_string(counter)) : "*1\r\n$-1\r\n";
+  });
+  RaftkvClient c = CollectionClient(server.port(), "counter");
+  Completion zero = c.Invoke({"read", Value(), Value()});
+  CHECK(zero.type == Outcome::kOk);
+  CHECK(zero.value == Value::Int(0));
+  Completion add = c.Invoke({"add", Value(), Value::Int(3)});
+  CHECK(add.type == Outcome::kOk);
+  CHECK(add.value == Value::Int(3));
+  c.Invoke({"add", Value(), Value::Int(2)});
+  CHECK(c.Invoke({"read", Value(), Value()}).value == Value::Int(5));
+}
+
+TEST_CASE("raftkv client: bank initialises once, transfers, reads",
+          "[raftkv][bank]") {
+  std::map<std::string, long> accounts;
+  int inits = 0;
+  bool fail_init = true;
+  FakeServer server([&](const std::vector<std::string>& c) -> std::string {
+    if (c[0] == "MSETNX") {
+      ++inits;
+      if (fail_init) {
+        fail_init = false;
+        return "-NOLEADER term 3\r\n";
+      }
+      if (!accounts.empty()) return ":0\r\n";
+      for (std::size_t i = 1; i + 1 < c.size(); i += 2)
+        accounts[c[i]] = std::stol(c[i + 1]);
+      return ":1\r\n";
+    }
+    if (c[0] == "XFER") {
+      REQUIRE(c.size() == 4);
+      long amount = std::stol(c[3]);
+      if (accounts.at(c[1]) < amount) return ":0\r\n";
+      accounts[c[1]] -= amount;
+      accounts[c[2]] += amount;
+      return ":1\r\n";
+    }
+    REQUIRE(c[0] == "TXN");
+    std::string out = "*" + std::to_string((c.size() - 1) / 3) + "\r\n";
+    for (std::size_t i = 2; i < c.size(); i += 3)
+      out += Bulk(std::to_string(accounts.at(c[i])));
+    return out;
+  });
+  {
+    RaftkvClient c = CollectionClient(server.port(), "bank");
+    // The first init fails without effect: so does the op, unsent.
+    Completion first = c.Invoke(Transfer(0, 1, 1));
+    CHECK(first.type == Outcome::kFail);
+    CHECK(first.error.rfind("bank init: ", 0) == 0);
+    CHECK(accounts.empty());
+    Completion read = c.Invoke({"read", Value(), Value()});
+    REQUIRE(read.type == Outcome::kOk);
+    // 10 over 3 accounts: 3 each, the remainder on account 0.
+    CHECK(read.value == Value::MakeObject({{"0", Value::Int(4)},
+                                           {"1", Value::Int(3)},
+                                           {"2", Value::Int(3)}}));
+    CHECK(server.commands()[1] == std::vector<std::string>{"MSETNX", "b/0", "4",
+                                                           "b/1", "3", "b/2",
+                                                           "3"});
+    CHECK(c.Invoke(Transfer(0, 2, 4)).type == Outcome::kOk);
+    Completion broke = c.Invoke(Transfer(0, 1, 1));
+    CHECK(broke.type == Outcome::kFail);
+    CHECK(broke.error == "insufficient funds");
+    CHECK(inits == 2);  // no init after the first reply
+    CHECK(c.Invoke({"transfer", Value(), Value::Int(1)}).type ==
+          Outcome::kFail);
+  }  // closes c's connection: the fake server serves one at a time
+  // Another client's init is a no-op that still counts as done.
+  RaftkvClient other = CollectionClient(server.port(), "bank");
+  Completion again = other.Invoke({"read", Value(), Value()});
+  INFO(again.error);
+  REQUIRE(again.type == Outcome::kOk);
+  CHECK(again.value == Value::MakeObject({{"0", Value::Int(0)},
+                                          {"1", Value::Int(3)},
+                                          {"2", Value::Int(7)}}));
+  CHECK(inits == 3);
 }

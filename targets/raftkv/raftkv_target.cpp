@@ -228,9 +228,11 @@ harness::Status RaftkvTarget::Teardown(const std::string& log_dir) {
 Result<std::unique_ptr<harness::Client>> RaftkvTarget::OpenClient(
     const Node& node, const std::string& workload) {
   if (workload != "register" && workload != "lock" &&
-      workload != "list-append" && workload != "rw-register") {
+      workload != "list-append" && workload != "rw-register" &&
+      workload != "set" && workload != "bank" && workload != "counter") {
     return Fail("raftkv: no client for workload '" + workload +
-                "' (supported: register, lock, list-append, rw-register)");
+                "' (supported: register, lock, list-append, rw-register, "
+                "set, bank, counter)");
   }
   const std::string ip = IpOf(node);
   if (ip.empty()) return Fail("raftkv: unknown node " + node.name);
@@ -240,6 +242,9 @@ Result<std::unique_ptr<harness::Client>> RaftkvTarget::OpenClient(
   options.op_timeout_ms = workload_.op_timeout_ms;
   options.lock_ttl_ms = workload_.ttl_ms;
   options.list_reads = workload == "list-append";
+  options.workload = workload;
+  options.accounts = workload_.accounts;
+  options.total = workload_.total;
   return std::unique_ptr<harness::Client>(
       std::make_unique<RaftkvClient>(std::move(options)));
 }

@@ -79,8 +79,9 @@ class RaftkvTarget : public harness::DaemonTarget,
   // deletes the data dirs. Idempotent. An empty `log_dir` skips the copy.
   harness::Status Teardown(const std::string& log_dir) override;
 
-  // Workloads "register", "lock", "list-append" and "rw-register"; all get
-  // a RaftkvClient (list-append: list_reads set).
+  // Workloads "register", "lock", "list-append", "rw-register", "set",
+  // "bank" and "counter"; all get a RaftkvClient (list-append: list_reads
+  // set; docs/collections.md has the collections' commands).
   harness::Result<std::unique_ptr<harness::Client>> OpenClient(
       const harness::Node& node, const std::string& workload) override;
 

@@ -2,7 +2,10 @@
 // the Op comments in state_machine.h. Integers are varints (ttl_ms
 // zigzag), strings are length-prefixed. kTxn: the (empty) key, a varint
 // count n (1..kMaxTxnOps), then n times [kind byte] key, and the value for
-// kAppend/kWrite only.
+// kAppend/kWrite only. kIncrBy: key, amount (zigzag). kTransfer: key
+// (from), value (to), amount (zigzag). kMsetNx: the (empty) key, then the
+// kTxn layout, every micro-op a kWrite.
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -72,7 +75,15 @@ std::string Encode(const Command& c) {
       bytes::PutVarint(&out, c.token);
       bytes::PutString(&out, c.value);
       break;
+    case Op::kIncrBy:
+      bytes::PutSigned(&out, c.amount);
+      break;
+    case Op::kTransfer:
+      bytes::PutString(&out, c.value);
+      bytes::PutSigned(&out, c.amount);
+      break;
     case Op::kTxn:
+    case Op::kMsetNx:
       bytes::PutVarint(&out, c.txn.size());
       for (const TxnOp& t : c.txn) {
         out.push_back(static_cast<char>(t.kind));
@@ -122,6 +133,18 @@ std::optional<Command> Decode(const std::string& in) {
       break;
     case Op::kTxn:
       ok = DecodeTxn(&r, &c.txn);
+      break;
+    case Op::kIncrBy:
+      ok = r.Signed(&c.amount);
+      break;
+    case Op::kTransfer:
+      ok = r.String(&c.value) && r.Signed(&c.amount);
+      break;
+    case Op::kMsetNx:
+      ok = DecodeTxn(&r, &c.txn) &&
+           std::all_of(c.txn.begin(), c.txn.end(), [](const TxnOp& t) {
+             return t.kind == TxnKind::kWrite;
+           });
       break;
     default:
       return std::nullopt;  // unknown op
@@ -211,6 +234,32 @@ Command MakeTxn(std::vector<TxnOp> ops) {
   for (TxnOp& t : c.txn) {
     if (t.kind == TxnKind::kRead) t.value.clear();
   }
+  return c;
+}
+
+Command MakeIncrBy(std::string key, std::int64_t amount) {
+  Command c;
+  c.op = Op::kIncrBy;
+  c.key = std::move(key);
+  c.amount = amount;
+  return c;
+}
+
+Command MakeTransfer(std::string from, std::string to, std::int64_t amount) {
+  Command c;
+  c.op = Op::kTransfer;
+  c.key = std::move(from);
+  c.value = std::move(to);
+  c.amount = amount;
+  return c;
+}
+
+Command MakeMsetNx(std::vector<std::pair<std::string, std::string>> pairs) {
+  Command c;
+  c.op = Op::kMsetNx;
+  c.txn.reserve(pairs.size());
+  for (auto& [k, v] : pairs)
+    c.txn.push_back({TxnKind::kWrite, std::move(k), std::move(v)});
   return c;
 }
 

@@ -1,5 +1,6 @@
 #include "targets/raftkv/kv/state_machine.h"
 
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
@@ -179,9 +180,66 @@ ApplyResult StateMachine::Apply(std::uint64_t index, const Command& c) {
     }
     case Op::kTxn:
       return ApplyTxn(c.txn);
+    case Op::kIncrBy:
+    case Op::kTransfer:
+    case Op::kMsetNx:
+      return ApplyCounter(c);
   }
   // An op value Decode would not produce: a no-op, identically everywhere.
   return Refused("unknown op");
+}
+
+ApplyResult StateMachine::ApplyCounter(const Command& c) {
+  ApplyResult r;
+  if (c.op == Op::kMsetNx) {
+    for (const TxnOp& t : c.txn) {
+      if (Lookup(t.key).type != Datum::Type::kAbsent) return r;  // ok false
+    }
+    for (const TxnOp& t : c.txn) data_[t.key] = t.value;
+    r.ok = true;
+    return r;
+  }
+  // The integer a key holds: absent -> `absent`, else nullopt for a list or
+  // a string that is not a canonical int64.
+  auto integer =
+      [this](
+          const std::string& key,
+          std::optional<std::int64_t> absent) -> std::optional<std::int64_t> {
+    auto it = data_.find(key);
+    if (it == data_.end()) return lists_.count(key) > 0 ? std::nullopt : absent;
+    std::int64_t v = 0;
+    const std::string& s = it->second;
+    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || ptr != s.data() + s.size() ||
+        std::to_string(v) != s)
+      return std::nullopt;
+    return v;
+  };
+  if (c.op == Op::kIncrBy) {
+    std::optional<std::int64_t> v = integer(c.key, 0);
+    if (!v) return Refused("key '" + c.key + "' does not hold an integer");
+    std::int64_t sum = 0;
+    if (__builtin_add_overflow(*v, c.amount, &sum))
+      return Refused("increment would overflow");
+    data_[c.key] = std::to_string(sum);
+    r.ok = true;
+    r.number = sum;
+    return r;
+  }
+  // kTransfer
+  if (c.amount <= 0) return Refused("amount must be positive");
+  if (c.key == c.value) return Refused("from and to are the same account");
+  std::optional<std::int64_t> from = integer(c.key, std::nullopt);
+  std::optional<std::int64_t> to = integer(c.value, std::nullopt);
+  if (!from || !to) return Refused("no such account (both must hold integers)");
+  if (*from < c.amount) return Refused(kInsufficientFunds);
+  std::int64_t sum = 0;
+  if (__builtin_add_overflow(*to, c.amount, &sum))
+    return Refused("transfer would overflow");
+  data_[c.key] = std::to_string(*from - c.amount);
+  data_[c.value] = std::to_string(sum);
+  r.ok = true;
+  return r;
 }
 
 ApplyResult StateMachine::ApplyTxn(const std::vector<TxnOp>& ops) {

@@ -28,6 +28,16 @@
 // never matches a list (it is "no such key" for Cas); APPEND to a string is
 // refused (WRONGTYPE) and refuses its whole transaction.
 //
+// Counters and accounts (kIncrBy, kTransfer, kMsetNx) keep integers as
+// canonical decimal strings in data(), so snapshots need no new table:
+// kIncrBy adds to a key (absent reads as 0; a list, a non-integer string or
+// an int64 overflow refuses it, no effect); kTransfer moves a positive
+// amount between two distinct keys that both hold integers, refusing
+// (kInsufficientFunds) when the source holds less, and refusing when
+// either is absent, so no transfer creates an account; kMsetNx sets all of
+// its keys iff none of them holds anything (ok false, no effect, when one
+// does), which makes a one-time initialisation idempotent.
+//
 // Transactions (kTxn): a list of micro-ops applied atomically in one entry.
 // A pre-pass checks every APPEND against the key's type as the earlier
 // micro-ops of the same transaction leave it; if one fails, nothing is
@@ -42,6 +52,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace faultline::raftkv::kv {
@@ -56,6 +67,11 @@ enum class Op : std::uint8_t {
   kExpire = 7,     // lock, token: releases iff still held under that token
   kFencedPut = 8,  // key, token, value: applies iff token >= highest seen
   kTxn = 9,        // txn: micro-ops (key is unused, "")
+  kIncrBy = 10,    // key, amount: adds amount to key's integer (absent: 0)
+  kTransfer = 11,  // key (from), value (to), amount: moves amount iff both
+                   // hold integers and from holds at least amount
+  kMsetNx = 12,    // txn (kWrite micro-ops only): sets every key iff none
+                   // of them holds anything (key is unused, "")
 };
 
 // One micro-op of a transaction.
@@ -90,7 +106,8 @@ struct Command {
   std::int64_t ttl_ms = 0;
   std::uint64_t token = 0;       // renew/release/expire/fenced; acquire: hint
   std::uint64_t generation = 0;  // expire: the lease generation it ends
-  std::vector<TxnOp> txn;        // kTxn: 1..kMaxTxnOps micro-ops
+  std::vector<TxnOp> txn;        // kTxn, kMsetNx: 1..kMaxTxnOps micro-ops
+  std::int64_t amount = 0;       // kIncrBy, kTransfer
   bool operator==(const Command&) const = default;
 };
 
@@ -116,6 +133,14 @@ Command MakeExpire(std::string lock, std::uint64_t token,
 Command MakeFencedPut(std::string key, std::uint64_t token, std::string value);
 // Clears the value of every kRead (it is not encoded).
 Command MakeTxn(std::vector<TxnOp> ops);
+Command MakeIncrBy(std::string key, std::int64_t amount);
+Command MakeTransfer(std::string from, std::string to, std::int64_t amount);
+// `pairs`: (key, value) to set, 1..kMaxTxnOps of them.
+Command MakeMsetNx(std::vector<std::pair<std::string, std::string>> pairs);
+
+// The reason a kTransfer is refused when `from` holds less than the amount
+// (the server replies :0 for it, an error for every other refusal).
+inline constexpr char kInsufficientFunds[] = "insufficient funds";
 
 // The most micro-ops one transaction may hold (Decode refuses more).
 inline constexpr std::size_t kMaxTxnOps = 4096;
@@ -135,6 +160,8 @@ struct ApplyResult {
   // kTxn applied (ok): one Datum per micro-op; what each kRead saw (writes
   // leave theirs kAbsent). kTxn refused: empty, reason says why.
   std::vector<Datum> txn;
+  // kIncrBy applied: the key's new value.
+  std::int64_t number = 0;
 };
 
 struct LockState {
@@ -188,6 +215,7 @@ class StateMachine {
 
  private:
   ApplyResult ApplyTxn(const std::vector<TxnOp>& ops);
+  ApplyResult ApplyCounter(const Command& c);  // kIncrBy, kTransfer, kMsetNx
 
   std::map<std::string, std::string> data_;
   std::map<std::string, LockState> locks_;

@@ -1,5 +1,17 @@
 // Client commands of the raftkv server (docs/targets/raftkv.md, "Client
 // protocol") and their replies.
+//
+// The collection workloads' commands (docs/collections.md), each one log
+// entry:
+//   INCRBY key n        add n to key's integer (absent = 0) -> :new value;
+//                       -ERR (no effect) for a list, a non-integer or an
+//                       overflow.
+//   XFER from to n      move n > 0 from one integer key to another -> :1;
+//                       :0 when from holds less than n (no effect); -ERR
+//                       (no effect) when either key is absent or not an
+//                       integer. (TRANSFER is the leadership transfer.)
+//   MSETNX k v [k v..]  set every key iff none holds anything -> :1, else
+//                       :0 (no effect).
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -32,6 +44,19 @@ bool ParseTtl(const std::string& s, std::int64_t* out) {
   return true;
 }
 
+// A signed decimal int64 (INCRBY's increment, XFER's amount).
+bool ParseI64(const std::string& s, std::int64_t* out) {
+  if (s.empty()) return false;
+  errno = 0;
+  char* end = nullptr;
+  long long v = std::strtoll(s.c_str(), &end, 10);
+  if (errno != 0 || *end != '\0' ||
+      std::isspace(static_cast<unsigned char>(s[0])))
+    return false;
+  *out = v;
+  return true;
+}
+
 std::string Upper(std::string s) {
   for (char& ch : s)
     ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
@@ -50,7 +75,12 @@ bool TouchesKey(const raft::Entry& e, const std::string& key) {
     case kv::Op::kCas:
     case kv::Op::kFencedPut:
       return c->key == key;
+    case kv::Op::kIncrBy:
+      return c->key == key;
+    case kv::Op::kTransfer:
+      return c->key == key || c->value == key;
     case kv::Op::kTxn:
+    case kv::Op::kMsetNx:
       return std::any_of(c->txn.begin(), c->txn.end(), [&](const kv::TxnOp& t) {
         return t.kind != kv::TxnKind::kRead && t.key == key;
       });
@@ -113,6 +143,30 @@ void Server::Impl::Dispatch(const ClientCommand& cmd, raft::Nanos now) {
     if (arity(4)) Propose(cmd.ref, kv::MakeCas(a[1], a[2], a[3]), now);
   } else if (name == "TXN") {
     StartTxn(cmd.ref, a, now);
+  } else if (name == "INCRBY") {
+    if (!arity(3)) return;
+    std::int64_t by = 0;
+    if (!ParseI64(a[2], &by))
+      return ReplyError(cmd.ref, "ERR increment must be an integer");
+    Propose(cmd.ref, kv::MakeIncrBy(a[1], by), now);
+  } else if (name == "XFER") {
+    if (!arity(4)) return;
+    std::int64_t amount = 0;
+    if (!ParseI64(a[3], &amount) || amount <= 0)
+      return ReplyError(cmd.ref, "ERR amount must be a positive integer");
+    if (a[1] == a[2])
+      return ReplyError(cmd.ref, "ERR XFER needs two different keys");
+    Propose(cmd.ref, kv::MakeTransfer(a[1], a[2], amount), now);
+  } else if (name == "MSETNX") {
+    if (a.size() < 3 || a.size() % 2 == 0)
+      return ReplyError(cmd.ref, "ERR MSETNX needs key value pairs");
+    if ((a.size() - 1) / 2 > kv::kMaxTxnOps)
+      return ReplyError(cmd.ref, "ERR MSETNX has more than " +
+                                     std::to_string(kv::kMaxTxnOps) + " keys");
+    std::vector<std::pair<std::string, std::string>> pairs;
+    for (std::size_t i = 1; i + 1 < a.size(); i += 2)
+      pairs.emplace_back(a[i], a[i + 1]);
+    Propose(cmd.ref, kv::MakeMsetNx(std::move(pairs)), now);
   } else if (name == "LOCK") {
     if (!arity(4)) return;
     std::int64_t ttl = 0;
@@ -249,6 +303,21 @@ void Server::Impl::AnswerApplied(const raft::Entry& e, const kv::Command& c,
         } else {
           resp::AppendError(&out, "WRONGTYPE " + r.reason);
         }
+        break;
+      case kv::Op::kIncrBy:
+        if (r.ok)
+          resp::AppendInteger(&out, r.number);
+        else
+          resp::AppendError(&out, "ERR " + r.reason);
+        break;
+      case kv::Op::kTransfer:
+        if (r.ok || r.reason == kv::kInsufficientFunds)
+          resp::AppendInteger(&out, r.ok ? 1 : 0);
+        else
+          resp::AppendError(&out, "ERR " + r.reason);
+        break;
+      case kv::Op::kMsetNx:
+        resp::AppendInteger(&out, r.ok ? 1 : 0);
         break;
     }
     clients.Reply(ref, std::move(out));

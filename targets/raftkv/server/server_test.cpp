@@ -469,3 +469,50 @@ TEST_CASE("server: --unsafe log-not-synced still writes; a restart recovers") {
   CHECK(run({"SET", "k", "v1"}) == "+OK");
   CHECK(run({"GET", "k"}) == "$v1");
 }
+
+TEST_CASE("server: INCRBY, XFER and MSETNX, kept across a restart",
+          "[collections]") {
+  TempDir dir;
+  {
+    Cluster c;
+    srv::Options o = SingleNode(dir.path + "/n1");
+    o.snapshot_entries = 5;  // the values also pass through a snapshot
+    c.Add(o);
+    c.Run();
+    TestClient cl("127.0.0.1", c.at(0).ClientPort());
+    REQUIRE(cl.ok());
+    REQUIRE(Await([&] { return Field(Status(cl), "role") == "leader"; }));
+    CHECK(cl.CallStr({"INCRBY", "n", "3"}) == ":3");
+    CHECK(cl.CallStr({"INCRBY", "n", "4"}) == ":7");
+    CHECK(cl.CallStr({"INCRBY", "n", "x"}) ==
+          "-ERR increment must be an integer");
+    CHECK(cl.CallStr({"SET", "s", "abc"}) == "+OK");
+    CHECK(cl.CallStr({"INCRBY", "s", "1"}).rfind("-ERR ", 0) == 0);
+    CHECK(
+        cl.CallStr({"XFER", "a", "b", "1"}).rfind("-ERR no such account", 0) ==
+        0);
+    CHECK(cl.CallStr({"MSETNX", "a", "6", "b", "4"}) == ":1");
+    CHECK(cl.CallStr({"MSETNX", "a", "6", "b", "4"}) == ":0");
+    CHECK(cl.CallStr({"XFER", "a", "b", "6"}) == ":1");
+    CHECK(cl.CallStr({"XFER", "a", "b", "1"}) == ":0");  // insufficient
+    CHECK(cl.CallStr({"XFER", "b", "a", "0"}) ==
+          "-ERR amount must be a positive integer");
+    CHECK(cl.CallStr({"XFER", "b", "b", "1"}) ==
+          "-ERR XFER needs two different keys");
+    CHECK(cl.CallStr({"MSETNX", "a"}) == "-ERR MSETNX needs key value pairs");
+    CHECK(Render(cl.Call({"TXN", "R", "a", "-", "R", "b", "-"})) == "[$0,$10]");
+    for (int i = 0; i < 10; ++i) cl.CallStr({"INCRBY", "n", "1"});
+    CHECK(Await(
+        [&] { return std::stoull(Field(Status(cl), "snapshot_index")) > 0; }));
+    CHECK(c.Stop() == std::vector<int>{0});
+  }
+  Cluster c;
+  c.Add(SingleNode(dir.path + "/n1"));
+  c.Run();
+  TestClient cl("127.0.0.1", c.at(0).ClientPort());
+  REQUIRE(Await([&] { return Field(Status(cl), "role") == "leader"; }));
+  CHECK(cl.CallStr({"GET", "n"}) == "$17");
+  CHECK(cl.CallStr({"GET", "b"}) == "$10");
+  CHECK(cl.CallStr({"MSETNX", "a", "6", "b", "4"}) == ":0");
+  CHECK(c.Stop() == std::vector<int>{0});
+}
