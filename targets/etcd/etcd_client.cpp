@@ -8,6 +8,7 @@
 
 #include "targets/etcd/gateway.h"
 #include "targets/etcd/http.h"
+#include "targets/etcd/reply.h"
 
 namespace faultline::targets::etcd {
 namespace {
@@ -59,10 +60,6 @@ long MillisUntil(Clock::time_point t) {
   return static_cast<long>(
       std::chrono::duration_cast<std::chrono::milliseconds>(t - Clock::now())
           .count());
-}
-
-bool Answered(const HttpReply& r) {
-  return r.transport == Transport::kOk && r.status == 200;
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "harness/process/process.h"
 #include "targets/etcd/etcd_client.h"
+#include "targets/etcd/etcd_collections_client.h"
 #include "targets/etcd/etcd_txn_client.h"
 #include "targets/etcd/gateway.h"
 #include "targets/etcd/http.h"
@@ -236,9 +237,12 @@ Result<std::unique_ptr<harness::Client>> EtcdTarget::OpenClient(
   // The lock vocabulary (acquire/renew/release) serves the lock and the
   // election workloads (the election asks for "lock").
   const bool txn = workload == "list-append" || workload == "rw-register";
-  if (workload != "register" && workload != "lock" && !txn) {
+  const bool collection =
+      workload == "set" || workload == "bank" || workload == "counter";
+  if (workload != "register" && workload != "lock" && !txn && !collection) {
     return Fail("etcd: no client for workload '" + workload +
-                "' (supported: register, lock, list-append, rw-register)");
+                "' (supported: register, lock, list-append, rw-register, "
+                "set, bank, counter)");
   }
   const std::string ip = IpOf(node);
   if (ip.empty()) return Fail("etcd: unknown node " + node.name);
@@ -248,6 +252,16 @@ Result<std::unique_ptr<harness::Client>> EtcdTarget::OpenClient(
   options.serializable_reads = spec_.serializable_reads;
   options.lock_ttl_ms = workload_.ttl_ms;
   options.acquire_timeout_ms = workload_.op_timeout_ms;
+  if (collection) {
+    CollectionOptions what;
+    what.workload = workload == "set"    ? CollectionWorkload::kSet
+                    : workload == "bank" ? CollectionWorkload::kBank
+                                         : CollectionWorkload::kCounter;
+    what.accounts = std::max(2, workload_.accounts);
+    what.total = workload_.total;
+    return std::unique_ptr<harness::Client>(
+        std::make_unique<EtcdCollectionsClient>(std::move(options), what));
+  }
   if (txn) {
     return std::unique_ptr<harness::Client>(std::make_unique<EtcdTxnClient>(
         std::move(options), workload == "list-append"

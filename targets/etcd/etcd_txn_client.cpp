@@ -6,6 +6,7 @@
 
 #include "targets/etcd/gateway.h"
 #include "targets/etcd/http.h"
+#include "targets/etcd/reply.h"
 
 namespace faultline::targets::etcd {
 namespace {
@@ -16,25 +17,6 @@ using harness::Done;
 using harness::Operation;
 using harness::Outcome;
 using Clock = std::chrono::steady_clock;
-
-bool Answered(const HttpReply& r) {
-  return r.transport == Transport::kOk && r.status == 200;
-}
-
-// Why a request got no usable answer, in a few words.
-std::string Why(const HttpReply& r) {
-  switch (r.transport) {
-    case Transport::kRefused:
-      return "connection-refused";
-    case Transport::kTimeout:
-      return "timeout";
-    case Transport::kOther:
-      return "transport: " + r.error;
-    case Transport::kOk:
-      break;
-  }
-  return "http " + std::to_string(r.status) + ": " + ErrorSummary(r.body);
-}
 
 }  // namespace
 
@@ -81,7 +63,7 @@ Completion EtcdTxnClient::Txn(const Operation& op) {
         txn_url_, ReadRequest(plan->depends, options_.serializable_reads),
         remaining_ms());
     if (!Answered(reply)) {
-      return Done(Outcome::kFail, op.value, "read: " + Why(reply));
+      return Done(Outcome::kFail, op.value, "read: " + WhyUnanswered(reply));
     }
     auto parsed = ParseReadReply(reply.body, plan->depends);
     if (!parsed) return Done(Outcome::kFail, op.value, parsed.error());
@@ -98,7 +80,7 @@ Completion EtcdTxnClient::Txn(const Operation& op) {
   if (!Answered(reply)) {
     const Outcome o = reply.transport == Transport::kRefused ? Outcome::kFail
                                                              : Outcome::kInfo;
-    return Done(o, op.value, "write: " + Why(reply));
+    return Done(o, op.value, "write: " + WhyUnanswered(reply));
   }
   auto txn = ParseTxnReply(reply.body);
   if (!txn) return Done(Outcome::kInfo, op.value, txn.error());

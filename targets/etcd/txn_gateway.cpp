@@ -214,26 +214,33 @@ Result<TxnEvaluation> Evaluate(const TxnPlan& plan, TxnWorkload workload,
   return out;
 }
 
-std::string WriteRequest(const TxnPlan& plan,
-                         const std::vector<TxnKeyState>& states,
-                         const std::vector<std::string>& puts) {
+std::string GuardedPutRequest(const std::vector<std::string>& depends,
+                              const std::vector<TxnKeyState>& states,
+                              const std::vector<std::string>& writes,
+                              const std::vector<std::string>& puts) {
   json compare = json::array();
-  for (std::size_t i = 0; i < plan.depends.size() && i < states.size(); ++i) {
+  for (std::size_t i = 0; i < depends.size() && i < states.size(); ++i) {
     compare.push_back(
-        {{"key", Base64Encode(plan.depends[i])},
+        {{"key", Base64Encode(depends[i])},
          {"result", "EQUAL"},
          {"target", "MOD"},
          {"mod_revision", std::to_string(states[i].mod_revision)}});
   }
   json success = json::array();
-  for (std::size_t i = 0; i < plan.writes.size() && i < puts.size(); ++i) {
+  for (std::size_t i = 0; i < writes.size() && i < puts.size(); ++i) {
     success.push_back({{"request_put",
-                        {{"key", Base64Encode(plan.writes[i])},
+                        {{"key", Base64Encode(writes[i])},
                          {"value", Base64Encode(puts[i])}}}});
   }
   json req = {{"success", std::move(success)}};
   if (!compare.empty()) req["compare"] = std::move(compare);
   return req.dump();
+}
+
+std::string WriteRequest(const TxnPlan& plan,
+                         const std::vector<TxnKeyState>& states,
+                         const std::vector<std::string>& puts) {
+  return GuardedPutRequest(plan.depends, states, plan.writes, puts);
 }
 
 }  // namespace faultline::targets::etcd

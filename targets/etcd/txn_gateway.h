@@ -100,5 +100,11 @@ harness::Result<TxnEvaluation> Evaluate(const TxnPlan& plan,
 std::string WriteRequest(const TxnPlan& plan,
                          const std::vector<TxnKeyState>& states,
                          const std::vector<std::string>& puts);
+// The same for any keys: compare mod_revision of each `depends[i]` with
+// `states[i]`'s (0: absent), then put `puts[i]` at `writes[i]`.
+std::string GuardedPutRequest(const std::vector<std::string>& depends,
+                              const std::vector<TxnKeyState>& states,
+                              const std::vector<std::string>& writes,
+                              const std::vector<std::string>& puts);
 
 }  // namespace faultline::targets::etcd
