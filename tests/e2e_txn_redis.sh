@@ -28,23 +28,7 @@ echo "redis-list-append seed 1: $VERDICT (exit $RC)"
 [ "$(checker_verdict list-append)" = valid ] || fail "the list-append checker did not say valid"
 grep -q '"f":"start-kill"\|"f":"start-pause"' "$RUN/history.jsonl" ||
   fail "no fault was injected in the run"
-"$PY" - "$RUN/history.jsonl" <<'PY' || fail "the history lacks ok transactions that read and append, or a non-empty read"
-import json, sys
-ok = reads = appends = both = nonempty = 0
-for line in open(sys.argv[1]):
-    e = json.loads(line)
-    if e.get("f") != "txn" or e["type"] != "ok":
-        continue
-    ok += 1
-    fs = {m[0] for m in e["value"]}
-    reads += "r" in fs
-    appends += "append" in fs
-    both += fs == {"r", "append"}
-    nonempty += any(m[0] == "r" and isinstance(m[2], list) and m[2] for m in e["value"])
-print("ok txns:", ok, "with reads:", reads, "with appends:", appends,
-      "with both:", both, "with a non-empty read:", nonempty)
-assert ok > 100 and reads > 0 and appends > 0 and both > 0 and nonempty > 0
-PY
+check_txn_history "$RUN/history.jsonl" 100
 runs=("$RUN")
 echo "PASS: redis list-append transactions valid under replica faults"
 

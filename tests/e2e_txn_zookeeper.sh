@@ -26,23 +26,7 @@ echo "zookeeper-list-append seed 1: $VERDICT (exit $RC)"
 grep -q '"f":"start-kill"\|"f":"start-partition"' "$RUN/history.jsonl" ||
   fail "no fault was injected in the run"
 
-"$PY" - "$RUN/history.jsonl" <<'PY' || fail "the history lacks ok transactions that read and append, or a non-empty read"
-import json, sys
-ok = reads = appends = both = nonempty = 0
-for line in open(sys.argv[1]):
-    e = json.loads(line)
-    if e.get("f") != "txn" or e["type"] != "ok":
-        continue
-    ok += 1
-    fs = {m[0] for m in e["value"]}
-    reads += "r" in fs
-    appends += "append" in fs
-    both += fs == {"r", "append"}
-    nonempty += any(m[0] == "r" and isinstance(m[2], list) and m[2] for m in e["value"])
-print("ok txns:", ok, "with reads:", reads, "with appends:", appends,
-      "with both:", both, "with a non-empty read:", nonempty)
-assert ok > 20 and reads > 0 and appends > 0 and both > 0 and nonempty > 0
-PY
+check_txn_history "$RUN/history.jsonl" 20
 
 id=$(sed -n 's/.* I faultline .*: run \([0-9a-f]*\) of .*/\1/p' "$WORK/out.txt" | head -1)
 [ -n "$id" ] || fail "no run id in the output"

@@ -237,3 +237,26 @@ $(sed -e 's/{/{{/g' -e 's/}/}}/g' -e 's/^/        /' "$FAULTLINE_SOURCE_DIR/exam
     command: [$PY, $FAULTLINE_SOURCE_DIR/examples/clients/python/raftkv_client.py]
 YAML
 }
+
+# check_txn_history HISTORY MIN_OK: fails unless the list-append history has
+# more than MIN_OK ok transactions, some with reads, some with appends, some
+# with both, and a read that returned a non-empty list; prints the counts.
+check_txn_history() {
+  "$PY" - "$1" "$2" <<'PY' || fail "the history lacks ok transactions that read and append, or a non-empty read"
+import json, sys
+ok = reads = appends = both = nonempty = 0
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e.get("f") != "txn" or e["type"] != "ok":
+        continue
+    ok += 1
+    fs = {m[0] for m in e["value"]}
+    reads += "r" in fs
+    appends += "append" in fs
+    both += fs == {"r", "append"}
+    nonempty += any(m[0] == "r" and isinstance(m[2], list) and m[2] for m in e["value"])
+print("ok txns:", ok, "with reads:", reads, "with appends:", appends,
+      "with both:", both, "with a non-empty read:", nonempty)
+assert ok > int(sys.argv[2]) and reads > 0 and appends > 0 and both > 0 and nonempty > 0
+PY
+}
