@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <system_error>
@@ -14,6 +15,7 @@
 
 #include "harness/process/process.h"
 #include "targets/zookeeper/zk_client.h"
+#include "targets/zookeeper/zk_collections_client.h"
 #include "targets/zookeeper/zk_config.h"
 #include "targets/zookeeper/zk_session.h"
 #include "targets/zookeeper/zk_txn_client.h"
@@ -228,15 +230,34 @@ harness::Status ZookeeperTarget::Teardown(const std::string& log_dir) {
 Result<std::unique_ptr<harness::Client>> ZookeeperTarget::OpenClient(
     const Node& node, const std::string& workload) {
   const bool txn = workload == "list-append" || workload == "rw-register";
-  if (workload != "register" && workload != "lock" && !txn) {
+  const bool collection =
+      workload == "set" || workload == "bank" || workload == "counter";
+  if (workload != "register" && workload != "lock" && !txn && !collection) {
     return Fail("zookeeper: no client for workload '" + workload +
-                "' (supported: register, lock, list-append, rw-register)");
+                "' (supported: register, lock, list-append, rw-register, "
+                "set, bank, counter)");
   }
   const Node* n = daemons_.Find(node.name);
   if (n == nullptr) return Fail("zookeeper: unknown node " + node.name);
   std::error_code ec;
   std::filesystem::create_directories(work_dir(), ec);
   SetClientLog(work_dir() + "/zk-client.log");
+  if (collection) {
+    ZkCollectionsOptions c;
+    c.host = n->ip;
+    c.op_timeout_ms = workload_.op_timeout_ms;
+    c.sync_reads = spec_.sync_reads;
+    c.workload = workload == "set"    ? ZkCollection::kSet
+                 : workload == "bank" ? ZkCollection::kBank
+                                      : ZkCollection::kCounter;
+    c.accounts = std::max(2, workload_.accounts);
+    c.total = workload_.total;
+    // Like a register client's: outlives a few timed-out operations.
+    c.session_timeout_ms =
+        ClampSessionTimeout(2 * workload_.op_timeout_ms, spec_.tick_ms);
+    return std::unique_ptr<harness::Client>(
+        std::make_unique<ZkCollectionsClient>(std::move(c)));
+  }
   if (txn) {
     ZkTxnOptions t;
     t.host = n->ip;

@@ -72,7 +72,9 @@ class ZookeeperTarget : public harness::DaemonTarget,
   // <log_dir>/<node>/ and zk-client.log to <log_dir>/, removes the data.
   harness::Status Teardown(const std::string& log_dir) override;
 
-  // Workloads "register" and "lock".
+  // Workloads "register" and "lock" (zk_client.h), "list-append" and
+  // "rw-register" (zk_txn_client.h), "set", "bank" and "counter"
+  // (zk_collections_client.h).
   harness::Result<std::unique_ptr<harness::Client>> OpenClient(
       const harness::Node& node, const std::string& workload) override;
 
