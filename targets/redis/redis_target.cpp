@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include "harness/process/process.h"
 #include "targets/raftkv/resp_conn.h"
 #include "targets/redis/redis_client.h"
+#include "targets/redis/redis_collections_client.h"
 #include "targets/redis/redis_proto.h"
 #include "targets/redis/redis_txn_client.h"
 
@@ -252,9 +254,11 @@ harness::Status RedisTarget::Teardown(const std::string& log_dir) {
 Result<std::unique_ptr<harness::Client>> RedisTarget::OpenClient(
     const Node& node, const std::string& workload) {
   const auto txn = TxnKindOf(workload);
-  if (workload != "register" && workload != "lock" && !txn) {
+  const auto collection = CollectionOf(workload);
+  if (workload != "register" && workload != "lock" && !txn && !collection) {
     return Fail("redis: no client for workload '" + workload +
-                "' (supported: register, lock, list-append, rw-register)");
+                "' (supported: register, lock, list-append, rw-register, "
+                "set, bank, counter)");
   }
   const Node* own = daemons_.Find(node.name);
   if (own == nullptr) return Fail("redis: unknown node " + node.name);
@@ -268,6 +272,14 @@ Result<std::unique_ptr<harness::Client>> RedisTarget::OpenClient(
   if (txn) {
     return std::unique_ptr<harness::Client>(
         std::make_unique<RedisTxnClient>(std::move(options), *txn));
+  }
+  if (collection) {
+    CollectionOptions what;
+    what.workload = *collection;
+    what.accounts = std::max(2, workload_.accounts);
+    what.total = workload_.total;
+    return std::unique_ptr<harness::Client>(
+        std::make_unique<RedisCollectionsClient>(std::move(options), what));
   }
   return std::unique_ptr<harness::Client>(
       std::make_unique<RedisClient>(std::move(options)));

@@ -77,8 +77,9 @@ class RedisTarget : public harness::DaemonTarget,
   // Idempotent; an empty `log_dir` skips the copy.
   harness::Status Teardown(const std::string& log_dir) override;
 
-  // Workloads "register" and "lock" (RedisClient), asking the sentinel of
-  // `node` first.
+  // Workloads "register" and "lock" (RedisClient), "list-append" and
+  // "rw-register" (RedisTxnClient), "set", "bank" and "counter"
+  // (RedisCollectionsClient), asking the sentinel of `node` first.
   harness::Result<std::unique_ptr<harness::Client>> OpenClient(
       const harness::Node& node, const std::string& workload) override;
 
