@@ -44,12 +44,15 @@ TEST_CASE("collection workloads: only targets with a client, a usable mix",
           "[config][collections]") {
   for (const std::string name : {"set", "bank", "counter"}) {
     ExpectError(
-        "name: x\ntarget: {name: zookeeper}\nworkload: {name: " + name +
-            "}\n",
+        "name: x\ntarget:\n  name: process\n  processes: [{argv: [s]}]\n"
+        "  client: {protocol: exec, command: [c]}\nworkload: {name: " +
+            name + "}\nnemesis: {faults: []}\n",
         {.message_has = {"the " + name + " workload",
-                         "etcd, raftkv only, not zookeeper"}});
-    MustLoad("name: x\ntarget: {name: etcd}\nworkload: {name: " + name +
-             "}\n");
+                         "etcd, raftkv, redis, zookeeper only, not process"}});
+    for (const std::string target : {"etcd", "redis", "zookeeper"}) {
+      MustLoad("name: x\ntarget: {name: " + target +
+               "}\nworkload: {name: " + name + "}\n");
+    }
     ExpectError("name: x\ntarget: {name: raftkv}\nworkload:\n  name: " + name +
                     "\n  mix: {read: 0, write: 0, cas: 5}\n",
                 {.message_has = {"read and write are both 0"}});

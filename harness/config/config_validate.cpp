@@ -857,8 +857,8 @@ void CheckWorkload(const TestSpec& s, const Provenance& prov,
   if (w.name == "set" || w.name == "bank" || w.name == "counter") {
     // The targets whose client has the collection operations
     // (docs/collections.md).
-    static const std::vector<std::string> kCollectionTargets = {"etcd",
-                                                               "raftkv"};
+    static const std::vector<std::string> kCollectionTargets = {
+        "etcd", "raftkv", "redis", "zookeeper"};
     if (std::find(kCollectionTargets.begin(), kCollectionTargets.end(),
                   s.target.name) == kCollectionTargets.end() &&
         !prov.AnyBad({"workload.name"}) && !prov.AnyBad({"target.name"})) {
