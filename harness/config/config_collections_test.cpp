@@ -43,16 +43,25 @@ TEST_CASE("collection workloads: bad values are refused with their place",
 TEST_CASE("collection workloads: only targets with a client, a usable mix",
           "[config][collections]") {
   for (const std::string name : {"set", "bank", "counter"}) {
-    ExpectError(
-        "name: x\ntarget:\n  name: process\n  processes: [{argv: [s]}]\n"
-        "  client: {protocol: exec, command: [c]}\nworkload: {name: " +
-            name + "}\nnemesis: {faults: []}\n",
-        {.message_has = {"the " + name + " workload",
-                         "etcd, raftkv, redis, zookeeper only, not process"}});
     for (const std::string target : {"etcd", "redis", "zookeeper"}) {
       MustLoad("name: x\ntarget: {name: " + target +
                "}\nworkload: {name: " + name + "}\n");
     }
+    // The process target through an exec client only.
+    const std::string process =
+        "name: x\ntarget:\n  name: process\n  processes: [{argv: [s]}]\n"
+        "  ports: {c: 7000}\n";
+    MustLoad(process + "  client: {protocol: exec, command: [c]}\n" +
+             "workload: {name: " + name + "}\nnemesis: {faults: []}\n");
+    ExpectError(process + "  client: {protocol: resp, port: c}\n" +
+                    "workload: {name: " + name + "}\nnemesis: {faults: []}\n",
+                {.message_has = {"the " + name +
+                                     " workload needs an exec "
+                                     "client on the process target",
+                                 "resp"}});
+    ExpectError(process + "  client: {protocol: etcd, port: c}\n" +
+                    "workload: {name: " + name + "}\nnemesis: {faults: []}\n",
+                {.message_has = {"needs an exec client", "etcd"}});
     ExpectError("name: x\ntarget: {name: raftkv}\nworkload:\n  name: " + name +
                     "\n  mix: {read: 0, write: 0, cas: 5}\n",
                 {.message_has = {"read and write are both 0"}});

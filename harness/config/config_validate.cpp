@@ -856,18 +856,33 @@ void CheckWorkload(const TestSpec& s, const Provenance& prov,
   }
   if (w.name == "set" || w.name == "bank" || w.name == "counter") {
     // The targets whose client has the collection operations
-    // (docs/collections.md).
+    // (docs/collections.md); the process target through its exec protocol
+    // only.
     static const std::vector<std::string> kCollectionTargets = {
-        "etcd", "raftkv", "redis", "zookeeper"};
+        "etcd", "process", "raftkv", "redis", "zookeeper"};
+    const bool names_ok =
+        !prov.AnyBad({"workload.name"}) && !prov.AnyBad({"target.name"});
     if (std::find(kCollectionTargets.begin(), kCollectionTargets.end(),
                   s.target.name) == kCollectionTargets.end() &&
-        !prov.AnyBad({"workload.name"}) && !prov.AnyBad({"target.name"})) {
+        names_ok) {
       diag->Add(prov.Blame({"workload.name", "target.name"}),
                 "the " + w.name + " workload has a client for " +
                     JoinNames(kCollectionTargets) + " only, not " +
                     s.target.name,
                 "set target.name to one of " + JoinNames(kCollectionTargets) +
                     " (docs/collections.md lists what each target supports)");
+    } else if (s.target.name == "process" && names_ok &&
+               s.target.process.client.protocol != "exec" &&
+               !prov.AnyBad({"target.client.protocol"})) {
+      diag->Add(prov.Blame({"target.client.protocol", "workload.name"}),
+                "the " + w.name +
+                    " workload needs an exec client on the "
+                    "process target; the " +
+                    s.target.process.client.protocol +
+                    " client runs the register and lock workloads only",
+                "set target.client.protocol to exec and give "
+                "target.client.command (docs/exec-protocol.md, "
+                "collections)");
     }
     if (w.read + w.write <= 0 &&
         !prov.AnyBad({"workload.mix.read", "workload.mix.write"})) {

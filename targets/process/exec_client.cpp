@@ -8,6 +8,7 @@
 
 #include "checkers/json_parser.h"
 #include "harness/process/pipe_process.h"
+#include "targets/process/exec_answer.h"
 
 namespace faultline::targets::process {
 namespace {
@@ -46,11 +47,15 @@ std::string Quote(std::string_view line) {
 }
 
 std::string HelloMessage(const ExecClientOptions& o) {
-  return Value::MakeObject({{"type", Value::String("hello")},
-                            {"protocol", Value::Int(kExecProtocol)},
-                            {"workload", Value::String(o.workload)},
-                            {"node", Value::String(o.node)}})
-      .ToJson();
+  Value::Object fields = {{"type", Value::String("hello")},
+                          {"protocol", Value::Int(kExecProtocol)},
+                          {"workload", Value::String(o.workload)},
+                          {"node", Value::String(o.node)}};
+  if (o.workload == "bank") {
+    fields.emplace_back("accounts", Value::Int(o.accounts));
+    fields.emplace_back("total", Value::Int(o.total));
+  }
+  return Value::MakeObject(std::move(fields)).ToJson();
 }
 
 // The text of an answer's optional "error" field.
@@ -59,40 +64,6 @@ std::string ErrorText(const Value& answer) {
   if (e == nullptr || e->is_null()) return "";
   if (e->is_string()) return Quote(e->as_string());
   return Quote(e->ToJson());
-}
-
-// Whether `got`, the value of an ok answer to the txn `sent`, is the
-// micro-op list the protocol asks for: a list as long as `sent`, each
-// element [f, k, v] with the f and k sent in that place, and the v sent for
-// every micro-op that is not a read ("r"); a read's v is what it read (any
-// JSON). Otherwise `why` says what is wrong.
-bool TxnAnswerMatches(const Value& sent, const Value& got, std::string* why) {
-  if (!got.is_list()) {
-    *why = "whose \"value\" is not a list";
-    return false;
-  }
-  if (!sent.is_list() || got.as_list().size() != sent.as_list().size()) {
-    *why = "with " + std::to_string(got.as_list().size()) +
-           " micro-ops, expected " +
-           std::to_string(sent.is_list() ? sent.as_list().size() : 0);
-    return false;
-  }
-  for (std::size_t i = 0; i < got.as_list().size(); ++i) {
-    const Value& g = got.as_list()[i];
-    const Value& s = sent.as_list()[i];
-    const bool shaped = g.is_list() && g.as_list().size() == 3 && s.is_list() &&
-                        s.as_list().size() == 3;
-    const bool same = shaped && g.as_list()[0] == s.as_list()[0] &&
-                      g.as_list()[1] == s.as_list()[1] &&
-                      (s.as_list()[0] == Value::String("r") ||
-                       g.as_list()[2] == s.as_list()[2]);
-    if (!same) {
-      *why = "whose micro-op " + std::to_string(i + 1) +
-             " is not the one sent (" + s.ToJson() + ")";
-      return false;
-    }
-  }
-  return true;
 }
 
 // Why a program that closed its stdout did so: its exit status (waiting a
@@ -245,31 +216,11 @@ class ExecClient : public harness::Client {
                   ErrorText(answer));
     }
     if (t != "ok") return invalid("unknown type \"" + Quote(t) + "\"");
-    const Value* v = answer.Find("value");
-    Value result = op.value;
-    if (op.f == "read") {
-      if (v == nullptr) return invalid("ok to a read without \"value\"");
-      result = *v;
-    } else if (op.f == "acquire") {
-      if (v == nullptr || !v->is_int()) {
-        return invalid("ok to an acquire without an integer token");
-      }
-      result = *v;
-    } else if (op.f == "status") {
-      if (v == nullptr || !v->is_object()) {
-        return invalid("ok to a status without an object \"value\"");
-      }
-      result = *v;
-    } else if (op.f == "txn") {
-      std::string why;
-      if (v == nullptr || !TxnAnswerMatches(op.value, *v, &why)) {
-        return invalid("ok to a txn " +
-                       (v == nullptr ? std::string("without \"value\"") : why));
-      }
-      result = *v;
-    }
+    auto result = OkAnswerValue(options_.workload, options_.accounts, op,
+                                answer.Find("value"));
+    if (!result.ok()) return invalid(result.error());
     if (health_) health_->Answered();
-    return Done(Outcome::kOk, std::move(result));
+    return Done(Outcome::kOk, std::move(result.value()));
   }
 
   ExecClientOptions options_;

@@ -16,12 +16,18 @@
 // Answers become completions as docs/exec-protocol.md says: ok to a read
 // carries the value read, ok to an acquire its integer token, ok to a
 // status its object, and ok to a txn (list-append and rw-register
-// workloads) the transaction's micro-op list with every read filled in;
-// that list must be as long as the invocation's, with the same f and k in
-// every place and the same v for every micro-op but a read, else the
-// answer is invalid (info, a misbehaviour). ok to other operations records
-// the invocation's value. fail and info keep the invocation's value and
-// carry the answer's "error".
+// workloads) the transaction's micro-op list with every read filled in.
+// An ok answer's value is checked against the workload's vocabulary by
+// OkAnswerValue (targets/process/exec_answer.h): a txn's list must match
+// the micro-ops sent, a set read is a list, a counter read an integer, a
+// bank read an object of integer balances of the configured accounts, and
+// a set or counter add and a bank transfer echo the value sent; an answer
+// that does not is invalid (info, a misbehaviour). ok to other operations
+// records the invocation's value. fail and info keep the invocation's
+// value and carry the answer's "error".
+//
+// The hello names the workload and the node; for the bank workload it also
+// carries "accounts" and "total", so the client can create the accounts.
 //
 // Misbehaviour (a crash, an invalid answer, a failed hello; not a timeout)
 // is counted in an ExecHealth shared by every ExecClient of a run; a valid
@@ -32,6 +38,7 @@
 // ExecHealth may be used from any thread.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -51,12 +58,17 @@ struct ExecClientOptions {
   std::vector<std::string> env;   // extra NAME=value (the FAULTLINE_* entries)
   std::string working_dir;        // "" = inherit
   std::string log_path;           // the program's stderr is appended here
-  // "register" | "lock" | "list-append" | "rw-register"
+  // "register" | "lock" | "list-append" | "rw-register" | "set" | "bank" |
+  // "counter"
   std::string workload;
   std::string node;               // node name for the hello
   long op_timeout_ms = 2000;      // each invoke's timeout_ms
   long start_timeout_ms = 10000;  // time allowed for the hello answer
   long lock_ttl_ms = 1000;        // acquire's ttl when op.value is null
+  // bank: the accounts ("0" .. accounts-1, >= 1) and their total, in the
+  // hello and checked in every read.
+  int accounts = 5;
+  std::int64_t total = 100;
 };
 
 // Counts consecutive misbehaviours of the clients of one run.

@@ -242,6 +242,116 @@ TEST_CASE("exec client: an ok txn answer that is not the micro-op list") {
   CHECK(health->consecutive() == 2);
 }
 
+TEST_CASE("exec client: set, counter and bank vocabularies") {
+  TempLog log;
+  SECTION("set") {
+    auto o = Options("good", log, "set");
+    auto health = Health(o);
+    auto c = Open(o, health);
+    Completion add = c->Invoke(Op("add", Value(), Value::Int(5)));
+    CHECK(add.type == Outcome::kOk);
+    CHECK(add.value == Value::Int(5));
+    REQUIRE(c->Invoke(Op("add", Value(), Value::Int(9))).type == Outcome::kOk);
+    Completion read = c->Invoke(Op("read", Value()));
+    CHECK(read.type == Outcome::kOk);
+    CHECK(read.value == Value::MakeList({Value::Int(5), Value::Int(9)}));
+    CHECK(health->consecutive() == 0);
+  }
+  SECTION("counter") {
+    auto o = Options("good", log, "counter");
+    auto c = Open(o, Health(o));
+    CHECK(c->Invoke(Op("add", Value(), Value::Int(3))).value == Value::Int(3));
+    CHECK(c->Invoke(Op("add", Value(), Value::Int(2))).type == Outcome::kOk);
+    Completion read = c->Invoke(Op("read", Value()));
+    CHECK(read.type == Outcome::kOk);
+    CHECK(read.value == Value::Int(5));
+  }
+  SECTION("bank: the hello carries accounts and total") {
+    auto o = Options("good", log, "bank");
+    o.accounts = 3;
+    o.total = 10;
+    auto health = Health(o);
+    auto c = Open(o, health);
+    auto balances = [](std::int64_t a, std::int64_t b, std::int64_t d) {
+      return Value::MakeObject(
+          {{"0", Value::Int(a)}, {"1", Value::Int(b)}, {"2", Value::Int(d)}});
+    };
+    CHECK(c->Invoke(Op("read", Value())).value == balances(4, 3, 3));
+    auto transfer = [](int from, int to, int amount) {
+      return Value::MakeObject({{"from", Value::Int(from)},
+                                {"to", Value::Int(to)},
+                                {"amount", Value::Int(amount)}});
+    };
+    Completion t = c->Invoke(Op("transfer", Value(), transfer(0, 1, 4)));
+    CHECK(t.type == Outcome::kOk);
+    CHECK(t.value == transfer(0, 1, 4));
+    Completion short_funds =
+        c->Invoke(Op("transfer", Value(), transfer(0, 2, 1)));
+    CHECK(short_funds.type == Outcome::kFail);
+    CHECK(short_funds.error == "insufficient funds");
+    CHECK(short_funds.value == transfer(0, 2, 1));
+    CHECK(c->Invoke(Op("read", Value())).value == balances(0, 7, 3));
+    CHECK(health->consecutive() == 0);
+    CHECK(log.Read().find("bank hello 3 10 env") != std::string::npos);
+  }
+}
+
+TEST_CASE("exec client: collection answers of the wrong shape are invalid") {
+  TempLog log;
+  auto answering = [&](const std::string& workload, const std::string& json) {
+    auto o = Options("answer-env", log, workload);
+    o.accounts = 3;
+    o.env = {"FAULTLINE_TEST_ANSWER=" + json};
+    return o;
+  };
+  auto health = std::make_shared<ExecHealth>("fake", 100);
+  struct Case {
+    const char* workload;
+    Operation op;
+    const char* answer;
+  };
+  const Value transfer = Value::MakeObject({{"from", Value::Int(0)},
+                                            {"to", Value::Int(1)},
+                                            {"amount", Value::Int(2)}});
+  const Case bad[] = {
+      {"set", Op("read", Value()), "5"},
+      {"set", Op("add", Value(), Value::Int(7)), "8"},
+      {"counter", Op("read", Value()), "[1]"},
+      {"counter", Op("add", Value(), Value::Int(3)), "\"3\""},
+      {"bank", Op("read", Value()), R"({"0":1,"1":2,"2":3,"3":4})"},
+      {"bank", Op("read", Value()), R"({"0":"1"})"},
+      {"bank", Op("transfer", Value(), transfer),
+       R"({"from":0,"to":1,"amount":3})"},
+  };
+  int misbehaviours = 0;
+  for (const Case& k : bad) {
+    INFO(k.workload << " " << k.op.f << " answered " << k.answer);
+    auto c = Open(answering(k.workload, k.answer), health);
+    Completion done = c->Invoke(k.op);
+    CHECK(done.type == Outcome::kInfo);
+    CHECK(done.value == k.op.value);
+    CHECK(done.error.rfind("invalid answer: {", 0) == 0);
+    CHECK(health->consecutive() == ++misbehaviours);
+    CHECK(c->Invoke(k.op).error == "client process is gone");
+  }
+  // A bank read that leaves an account out is the system's answer, passed
+  // on for the checker; a transfer echoed in another order is the same.
+  auto c = Open(answering("bank", R"({"2":1,"0":9})"), health);
+  Completion read = c->Invoke(Op("read", Value()));
+  CHECK(read.type == Outcome::kOk);
+  CHECK(read.value ==
+        Value::MakeObject({{"2", Value::Int(1)}, {"0", Value::Int(9)}}));
+  CHECK(health->consecutive() == 0);
+  auto t = Open(answering("bank", R"({"amount":2,"to":1,"from":0})"), health);
+  CHECK(t->Invoke(Op("transfer", Value(), transfer)).type == Outcome::kOk);
+  // ok to an add without "value" is invalid (the echo is required).
+  TempLog log2;
+  auto o = Options("no-value", log2, "set");
+  auto n = Open(o, health);
+  CHECK(n->Invoke(Op("add", Value(), Value::Int(1))).type == Outcome::kInfo);
+  CHECK(health->consecutive() == 1);
+}
+
 TEST_CASE(
     "exec client: no answer in time is info timeout, the child is killed") {
   TempLog log;

@@ -613,19 +613,22 @@ Result<std::unique_ptr<harness::Client>> OpenProcessClient(
     const std::vector<harness::TemplatePeer>& nodes, int index,
     std::shared_ptr<ExecHealth> health, const std::string& log_path) {
   const harness::ProcessClientSpec& c = spec.client;
-  // Transactions (f "txn") only through exec clients: the resp and etcd
-  // protocols have no transaction vocabulary.
-  const bool txn = workload == "list-append" || workload == "rw-register";
+  // Transactions (f "txn") and the collections (set, bank, counter) only
+  // through exec clients: the resp and etcd protocols have no vocabulary
+  // for them.
+  const bool exec_only = workload == "list-append" ||
+                         workload == "rw-register" || workload == "set" ||
+                         workload == "bank" || workload == "counter";
   const bool exec = c.protocol != "etcd" && c.protocol != "resp";
-  if (txn && !exec) {
+  if (exec_only && !exec) {
     return Fail(spec.system + ": workload '" + workload +
                 "' needs client protocol exec (the " + c.protocol +
                 " client speaks register and lock only)");
   }
-  if (workload != "register" && workload != "lock" && !txn) {
+  if (workload != "register" && workload != "lock" && !exec_only) {
     return Fail(spec.system + ": no client for workload '" + workload +
-                "' (supported: register, lock; list-append and rw-register "
-                "with client protocol exec)");
+                "' (supported: register, lock; list-append, rw-register, "
+                "set, bank and counter with client protocol exec)");
   }
   if (index < 0 || static_cast<std::size_t>(index) >= nodes.size())
     return Fail(spec.system + ": no node " + std::to_string(index + 1));
@@ -684,6 +687,8 @@ Result<std::unique_ptr<harness::Client>> OpenProcessClient(
   o.op_timeout_ms = w.op_timeout_ms;
   o.start_timeout_ms = c.start_timeout_ms;
   o.lock_ttl_ms = w.ttl_ms;
+  o.accounts = w.accounts;
+  o.total = w.total;
   o.log_path = log_path;
   std::string list;
   for (const harness::TemplatePeer& m : nodes)
@@ -695,6 +700,10 @@ Result<std::unique_ptr<harness::Client>> OpenProcessClient(
            "FAULTLINE_NODE_IP=" + n.ip,
            "FAULTLINE_NODES=" + list,
            "FAULTLINE_OP_TIMEOUT_MS=" + std::to_string(w.op_timeout_ms)};
+  if (workload == "bank") {
+    o.env.push_back("FAULTLINE_ACCOUNTS=" + std::to_string(w.accounts));
+    o.env.push_back("FAULTLINE_TOTAL=" + std::to_string(w.total));
+  }
   for (const auto& [pn, number] : spec.ports)
     o.env.push_back("FAULTLINE_PORT_" + Upper(pn) + "=" +
                     std::to_string(number));

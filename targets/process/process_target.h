@@ -110,16 +110,17 @@ class ProcessTarget : public harness::DaemonTarget,
 
 // The client a workload of that name drives: "lock" for election, else the
 // name itself (OpenProcessClient takes "register" and "lock", and with the
-// exec protocol "list-append" and "rw-register").
+// exec protocol "list-append", "rw-register", "set", "bank" and "counter").
 inline std::string ClientKindOf(const std::string& workload) {
   return workload == "election" ? "lock" : workload;
 }
 
 // The client of `spec` bound to nodes[index] for `workload` ("register",
-// "lock"; "list-append", "rw-register" with the exec protocol), outside a run
-// as well (faultline client-test): exec clients get the FAULTLINE_* environment
-// of docs/exec-protocol.md and append their stderr to `log_path` ("" =
-// nowhere); `health` may be null.
+// "lock"; "list-append", "rw-register", "set", "bank", "counter" with the
+// exec protocol), outside a run as well (faultline client-test): exec
+// clients get the FAULTLINE_* environment of docs/exec-protocol.md (for
+// bank also FAULTLINE_ACCOUNTS and FAULTLINE_TOTAL, from `w`) and append
+// their stderr to `log_path` ("" = nowhere); `health` may be null.
 harness::Result<std::unique_ptr<harness::Client>> OpenProcessClient(
     const harness::ProcessSpec& spec, const harness::WorkloadSpec& w,
     const std::string& workload,

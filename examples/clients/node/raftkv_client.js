@@ -15,7 +15,14 @@
 // rw-register workloads) sends one TXN with a triple per micro-op (APPEND
 // t/<k> v, W t/<k> v, R t/<k> -) and answers the micro-ops with every read
 // filled in from the reply (nil as [] for list-append, null for
-// rw-register); see the Python client's docstring for the details.
+// rw-register); see the Python client's docstring for the details. The
+// collection workloads (set, bank, counter; docs/collections.md) work as
+// in the Python client: a set add is TXN APPEND c/set v and a read TXN R
+// c/set -; a counter add INCRBY c/counter n and a read TXN R c/counter -;
+// the bank's accounts b/0.. are created once with MSETNX (total/accounts
+// each, the remainder on b/0; the accounts and total from the hello) before
+// the first bank operation, a transfer is XFER (:0 is fail "insufficient
+// funds") and a read one TXN R b/0 - R b/1 - ....
 'use strict';
 
 const net = require('net');
@@ -106,6 +113,65 @@ function txnResult(txn, reply, listReads) {
     out.push([m[0], m[1], read]);
   }
   return out;
+}
+
+const SET_KEY = 'c/set';
+const COUNTER_KEY = 'c/counter';
+const accountKey = (a) => 'b/' + String(a);
+const COLLECTION_EXPECTS = new Set(['integer', 'init', 'transfer', 'appended',
+  'set-read', 'counter-read', 'bank-read']);
+
+// A canonical decimal integer stored by the server, or null.
+function storedInt(e) {
+  if (e.kind !== 'bulk') return null;
+  const v = decodeElement(e.value);
+  return isInt(v) ? v : null;
+}
+
+// [type, value, error] for a reply to a collection command that is not an
+// error, or null when the reply does not have the expected shape.
+function collectionResult(expect, r, value, accounts) {
+  const isIntReply = r.kind === 'int';
+  if (expect === 'integer') return isIntReply ? ['ok', value, ''] : null;
+  if (expect === 'init') {
+    return isIntReply && (r.value === 0 || r.value === 1) ? ['ok', null, ''] : null;
+  }
+  if (expect === 'transfer') {
+    if (isIntReply && r.value === 1) return ['ok', value, ''];
+    if (isIntReply && r.value === 0) return ['fail', null, 'insufficient funds'];
+    return null;
+  }
+  if (expect === 'appended') {
+    const ok = r.kind === 'array' && r.value.length === 1 &&
+      r.value[0].kind === 'simple' && r.value[0].value === 'OK';
+    return ok ? ['ok', value, ''] : null;
+  }
+  if (r.kind !== 'array') return null;
+  if (expect === 'set-read') {
+    if (r.value.length !== 1) return null;
+    const e = r.value[0];
+    if (e.kind === 'nil') return ['ok', [], ''];
+    if (e.kind !== 'array' || e.value.some((x) => x.kind !== 'bulk')) return null;
+    return ['ok', e.value.map((x) => decodeElement(x.value)), ''];
+  }
+  if (expect === 'counter-read') {
+    if (r.value.length !== 1) return null;
+    if (r.value[0].kind === 'nil') return ['ok', 0, ''];
+    const n = storedInt(r.value[0]);
+    return n === null ? null : ['ok', n, ''];
+  }
+  if (expect === 'bank-read') {
+    if (r.value.length !== accounts) return null;
+    const balances = {};
+    for (let a = 0; a < r.value.length; a++) {
+      if (r.value[a].kind === 'nil') continue;  // missing: the checker says so
+      const n = storedInt(r.value[a]);
+      if (n === null) return null;
+      balances[String(a)] = n;
+    }
+    return ['ok', balances, ''];
+  }
+  return null;
 }
 
 class CallError extends Error {
@@ -241,9 +307,12 @@ function redirectTarget(error) {
 }
 
 class Client {
-  constructor(host, port, lockTtlMs, listReads) {
+  constructor(host, port, lockTtlMs, workload, accounts, total) {
     this.host = host; this.port = port; this.lockTtlMs = lockTtlMs;
-    this.listReads = listReads;  // txn: an absent key reads [] (not null)
+    this.workload = workload;
+    this.listReads = workload === 'list-append';  // txn: absent reads []
+    this.accounts = Math.max(1, accounts); this.total = total;
+    this.bankReady = false;  // an MSETNX of the accounts got a reply
     this.own = new RespConn(host, port); this.leader = null;
     this.owner = 'c' + crypto.randomBytes(8).toString('hex');
     this.acquisitions = 0;
@@ -257,6 +326,9 @@ class Client {
   }
   async invoke(f, key, value, timeoutMs) {
     const deadline = Date.now() + timeoutMs;
+    if (['set', 'counter', 'bank'].includes(this.workload) && f !== 'status') {
+      return this.collectionOp(f, value, deadline);
+    }
     if (f === 'read') return this.read(key, deadline);
     if (f === 'status') return this.status(deadline);
     if (f === 'acquire' || f === 'renew' || f === 'release') {
@@ -352,7 +424,57 @@ class Client {
     if (t === 'fail' && codeOf(err) === 'NOTOWNER') return [t, v, 'not-held: ' + err];
     return [t, v, err];
   }
-  async update(cmd, expect, deadline, txn) {
+  async collectionOp(f, value, deadline) {
+    const w = this.workload;
+    if (w === 'set' && f === 'add') {
+      let element;
+      if (isInt(value)) element = String(value);
+      else if (typeof value === 'string') element = value;
+      else return ['fail', null, 'set element must be an integer or string'];
+      return this.update(['TXN', 'APPEND', SET_KEY, element], 'appended',
+        deadline, null, value);
+    }
+    if (w === 'set' && f === 'read') {
+      return this.update(['TXN', 'R', SET_KEY, '-'], 'set-read', deadline);
+    }
+    if (w === 'counter' && f === 'add') {
+      if (!isInt(value)) return ['fail', null, 'counter add needs an integer'];
+      return this.update(['INCRBY', COUNTER_KEY, String(value)], 'integer',
+        deadline, null, value);
+    }
+    if (w === 'counter' && f === 'read') {
+      return this.update(['TXN', 'R', COUNTER_KEY, '-'], 'counter-read', deadline);
+    }
+    if (w !== 'bank' || (f !== 'transfer' && f !== 'read')) {
+      return ['fail', null, 'unsupported-op ' + String(f)];
+    }
+    let cmd;
+    if (f === 'transfer') {
+      const t = value !== null && typeof value === 'object' ? value : {};
+      if (!isInt(t.from) || !isInt(t.to) || !isInt(t.amount)) {
+        return ['fail', null, 'transfer needs {"from": int, "to": int, "amount": int}'];
+      }
+      cmd = ['XFER', accountKey(t.from), accountKey(t.to), String(t.amount)];
+    } else {
+      cmd = ['TXN'];
+      for (let a = 0; a < this.accounts; a++) cmd.push('R', accountKey(a), '-');
+    }
+    if (!this.bankReady) {
+      const init = ['MSETNX'];
+      const each = Math.floor(this.total / this.accounts);
+      for (let a = 0; a < this.accounts; a++) {
+        const extra = a === 0 ? this.total % this.accounts : 0;
+        init.push(accountKey(a), String(each + extra));
+      }
+      const [t, , err] = await this.update(init, 'init', deadline);
+      // The operation itself was not sent, whatever became of the MSETNX.
+      if (t !== 'ok') return ['fail', null, 'bank init: ' + err];
+      this.bankReady = true;
+    }
+    return this.update(cmd, f === 'read' ? 'bank-read' : 'transfer', deadline,
+      null, value);
+  }
+  async update(cmd, expect, deadline, txn, value) {
     let conn = this.own;
     for (let attempt = 0; attempt < 2; attempt++) {
       let r;
@@ -393,6 +515,10 @@ class Client {
         const filled = txnResult(txn, r, this.listReads);
         if (filled !== null) return ['ok', filled, ''];
       }
+      if (COLLECTION_EXPECTS.has(expect)) {
+        const out = collectionResult(expect, r, value, this.accounts);
+        if (out !== null) return out;
+      }
       conn.close();  // out of step with the server: start afresh
       return ['info', null, 'unexpected reply'];
     }
@@ -425,7 +551,11 @@ async function main() {
     if (msg.type === 'hello') {
       send({ type: 'hello', protocol: PROTOCOL });
       const workload = msg.workload || process.env.FAULTLINE_WORKLOAD || '';
-      client = new Client(host, port, 1000, workload === 'list-append');
+      const accounts = isInt(msg.accounts) ? msg.accounts
+        : parseInt(process.env.FAULTLINE_ACCOUNTS || '5', 10);
+      const total = isInt(msg.total) ? msg.total
+        : parseInt(process.env.FAULTLINE_TOTAL || '100', 10);
+      client = new Client(host, port, 1000, workload, accounts, total);
       continue;
     }
     if (msg.type !== 'invoke' || client === null) continue;

@@ -39,6 +39,26 @@ Semantics mirror faultline's built-in client (targets/raftkv/raftkv_client.h):
            a non-empty list of [f, k, v], a key that is not an integer or
            string, another f, a v that is not an integer or string) is
            fail, nothing sent.
+  The collection workloads (set, bank, counter; docs/collections.md), with
+  the redirect and the fail/info rules of write, reads included:
+  add      (set) TXN APPEND c/set v (v an integer or string): [+OK] -> ok
+           with the element. (counter) INCRBY c/counter n: :total -> ok
+           with the increment n.
+  read     (set) TXN R c/set - -> ok with the list (nil: []); (counter)
+           TXN R c/counter - -> ok with the integer (nil: 0); (bank) one
+           TXN R b/0 - R b/1 - ... -> ok {"0": balance, ...}, an absent
+           account left out (the checker reports it), a balance that is not
+           an integer info "unexpected reply".
+  transfer (bank) XFER b/<from> b/<to> amount: :1 -> ok with the transfer,
+           :0 -> fail "insufficient funds", -ERR -> fail.
+  Before its first bank operation the client creates the accounts with
+  MSETNX b/0 x0 b/1 x1 ... (total/accounts each, the remainder on b/0):
+  one log entry that sets every key only when none exists, so whichever
+  MSETNX applies first creates them all and every later one changes
+  nothing (:0). Until an MSETNX got :1 or :0 back, the operation is fail
+  "bank init: ..." and is not sent; the next operation tries again. The
+  accounts and total come from the hello (else $FAULTLINE_ACCOUNTS and
+  $FAULTLINE_TOTAL).
   Keys: null -> "r/_", a string or integer as is; a cas from null is fail
   (raftkv's CAS never matches an absent key), as is an unknown f. The
   workload comes from the hello (else $FAULTLINE_WORKLOAD).
@@ -152,6 +172,79 @@ def txn_result(txn, reply, list_reads):
             return None
         out.append([m[0], m[1], read])
     return out
+
+
+SET_KEY = "c/set"
+COUNTER_KEY = "c/counter"
+
+
+def account_key(a):
+    return "b/%d" % a
+
+
+def stored_int(e):
+    """A canonical decimal int64 stored by the server, or None."""
+    if e.kind != "bulk":
+        return None
+    v = decode_element(e.value)
+    return v if is_int(v) else None
+
+
+def collection_result(expect, r, value, accounts):
+    """(type, value, error) for a reply to a collection command that is not
+    an error, or None when the reply does not have the expected shape."""
+    if expect == "integer":  # INCRBY: the new total
+        return ("ok", value, "") if r.kind == "int" else None
+    if expect == "init":  # MSETNX: created (1) or already there (0)
+        if r.kind == "int" and r.value in (0, 1):
+            return "ok", None, ""
+        return None
+    if expect == "transfer":  # XFER
+        if r.kind == "int" and r.value == 1:
+            return "ok", value, ""
+        if r.kind == "int" and r.value == 0:
+            return "fail", None, "insufficient funds"
+        return None
+    if expect == "appended":  # TXN APPEND: [+OK]
+        if (r.kind == "array" and len(r.value) == 1 and
+                r.value[0].kind == "simple" and r.value[0].value == "OK"):
+            return "ok", value, ""
+        return None
+    if r.kind != "array":
+        return None
+    if expect == "set-read":
+        if len(r.value) != 1:
+            return None
+        e = r.value[0]
+        if e.kind == "nil":
+            return "ok", [], ""
+        if e.kind != "array" or any(x.kind != "bulk" for x in e.value):
+            return None
+        return "ok", [decode_element(x.value) for x in e.value], ""
+    if expect == "counter-read":
+        if len(r.value) != 1:
+            return None
+        if r.value[0].kind == "nil":
+            return "ok", 0, ""
+        n = stored_int(r.value[0])
+        return None if n is None else ("ok", n, "")
+    if expect == "bank-read":
+        if len(r.value) != accounts:
+            return None
+        balances = {}
+        for a, e in enumerate(r.value):
+            if e.kind == "nil":
+                continue  # missing: the checker says so
+            n = stored_int(e)
+            if n is None:
+                return None
+            balances[str(a)] = n
+        return "ok", balances, ""
+    return None
+
+
+COLLECTION_EXPECTS = {"integer", "init", "transfer", "appended", "set-read",
+                      "counter-read", "bank-read"}
 
 
 def shorten(s):
@@ -292,10 +385,15 @@ def redirect_target(error):
 
 
 class Client(object):
-    def __init__(self, host, port, lock_ttl_ms, list_reads=False):
+    def __init__(self, host, port, lock_ttl_ms, workload="", accounts=5,
+                 total=100):
         self.host, self.port = host, port
         self.lock_ttl_ms = lock_ttl_ms
-        self.list_reads = list_reads  # txn: an absent key reads [] (not null)
+        self.workload = workload
+        # txn: an absent key reads [] (not null)
+        self.list_reads = workload == "list-append"
+        self.accounts, self.total = max(1, accounts), total
+        self.bank_ready = False  # an MSETNX of the accounts got a reply
         self.own = RespConn(host, port)
         self.leader = None
         self.owner = "c%016x" % random.getrandbits(64)
@@ -316,6 +414,8 @@ class Client(object):
 
     def invoke(self, f, key, value, timeout_ms):
         deadline = time.monotonic() + timeout_ms / 1000.0
+        if self.workload in ("set", "counter", "bank") and f != "status":
+            return self.collection_op(f, value, deadline)
         if f == "read":
             return self.read(key, deadline)
         if f == "status":
@@ -420,7 +520,55 @@ class Client(object):
             err = "not-held: " + err
         return t, v, err
 
-    def update(self, cmd, expect, deadline, txn=None):
+    def collection_op(self, f, value, deadline):
+        w = self.workload
+        if w == "set" and f == "add":
+            if is_int(value):
+                element = "%d" % value
+            elif isinstance(value, str):
+                element = value
+            else:
+                return "fail", None, "set element must be an integer or string"
+            return self.update(["TXN", "APPEND", SET_KEY, element], "appended",
+                               deadline, value=value)
+        if w == "set" and f == "read":
+            return self.update(["TXN", "R", SET_KEY, "-"], "set-read",
+                               deadline)
+        if w == "counter" and f == "add":
+            if not is_int(value):
+                return "fail", None, "counter add needs an integer"
+            return self.update(["INCRBY", COUNTER_KEY, "%d" % value],
+                               "integer", deadline, value=value)
+        if w == "counter" and f == "read":
+            return self.update(["TXN", "R", COUNTER_KEY, "-"], "counter-read",
+                               deadline)
+        if w != "bank" or f not in ("transfer", "read"):
+            return "fail", None, "unsupported-op " + str(f)
+        if f == "transfer":
+            fields = value if isinstance(value, dict) else {}
+            a, b, n = fields.get("from"), fields.get("to"), fields.get("amount")
+            if not (is_int(a) and is_int(b) and is_int(n)):
+                return ("fail", None, 'transfer needs {"from": int, "to": '
+                        'int, "amount": int}')
+            cmd = ["XFER", account_key(a), account_key(b), "%d" % n]
+        else:
+            cmd = ["TXN"]
+            for a in range(self.accounts):
+                cmd += ["R", account_key(a), "-"]
+        if not self.bank_ready:
+            init = ["MSETNX"]
+            each = self.total // self.accounts
+            for a in range(self.accounts):
+                extra = self.total % self.accounts if a == 0 else 0
+                init += [account_key(a), "%d" % (each + extra)]
+            t, _, err = self.update(init, "init", deadline)
+            if t != "ok":  # the operation itself was not sent
+                return "fail", None, "bank init: " + err
+            self.bank_ready = True
+        return self.update(cmd, "bank-read" if f == "read" else "transfer",
+                           deadline, value=value)
+
+    def update(self, cmd, expect, deadline, txn=None, value=None):
         conn = self.own
         for attempt in range(2):
             try:
@@ -461,6 +609,10 @@ class Client(object):
                 filled = txn_result(txn, r, self.list_reads)
                 if filled is not None:
                     return "ok", filled, ""
+            if expect in COLLECTION_EXPECTS:
+                out = collection_result(expect, r, value, self.accounts)
+                if out is not None:
+                    return out
             conn.close()  # out of step with the server: start afresh
             return "info", None, "unexpected reply"
         return "fail", None, "redirected twice"  # not reached
@@ -490,8 +642,13 @@ def main():
         return 1
     send({"type": "hello", "protocol": PROTOCOL})
     workload = msg.get("workload") or os.environ.get("FAULTLINE_WORKLOAD", "")
-    client = Client(host, port, lock_ttl_ms=1000,
-                    list_reads=workload == "list-append")
+    accounts, total = msg.get("accounts"), msg.get("total")
+    if not is_int(accounts):
+        accounts = int(os.environ.get("FAULTLINE_ACCOUNTS", "5"))
+    if not is_int(total):
+        total = int(os.environ.get("FAULTLINE_TOTAL", "100"))
+    client = Client(host, port, lock_ttl_ms=1000, workload=workload,
+                    accounts=accounts, total=total)
     for line in sys.stdin:
         if not line.strip():
             continue

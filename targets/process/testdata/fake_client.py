@@ -19,10 +19,18 @@ Usage: fake_client.py MODE. Modes:
   close-stdout answers the hello, then closes stdout and keeps running
   txn-short    answers every txn ok with its micro-op list minus the last
                (invalid), every other f as good does
+  answer-env   answers every invoke ok with the JSON value in
+               $FAULTLINE_TEST_ANSWER
 In mode good, f txn runs the micro-ops [f, k, v] in order on in-memory
 lists (hello workload list-append: "append", and "r" reads the list, [] when
 absent) or registers (rw-register: "w", and "r" reads null when absent); a
 txn whose first micro-op's key is -1 answers fail "conflict", -2 info.
+The collection workloads (hello workload set, counter or bank) run on an
+in-memory set, counter or bank: add, read, transfer (fail "insufficient
+funds" when the source has less than the amount). The bank's accounts come
+from the hello ("accounts", "total"; total/accounts each, the remainder on
+"0"); at the hello the fake logs "bank hello A T env A' T'" to stderr, the
+hello's and $FAULTLINE_ACCOUNTS / $FAULTLINE_TOTAL.
 """
 import json
 import os
@@ -42,7 +50,17 @@ if not hello:
     sys.exit(0)
 if mode == "hello-silent":
     time.sleep(3600)
-workload = json.loads(hello).get("workload")
+hello_msg = json.loads(hello)
+workload = hello_msg.get("workload")
+bank = {}
+if workload == "bank":
+    accounts, total = hello_msg.get("accounts"), hello_msg.get("total")
+    sys.stderr.write("bank hello %s %s env %s %s\n" % (
+        accounts, total, os.environ.get("FAULTLINE_ACCOUNTS"),
+        os.environ.get("FAULTLINE_TOTAL")))
+    sys.stderr.flush()
+    for a in range(accounts):
+        bank[str(a)] = total // accounts + (total % accounts if a == 0 else 0)
 send({"type": "hello", "protocol": 2 if mode == "hello-v2" else 1})
 if mode == "close-stdout":
     sys.stdout.close()
@@ -50,6 +68,8 @@ if mode == "close-stdout":
     time.sleep(3600)
 
 register = {}
+elements = []  # the set workload's set
+counter = 0
 txn_state = {}  # txn key -> list (list-append) or value (rw-register)
 locks = {}  # name -> token
 next_token = 100
@@ -72,6 +92,31 @@ for line in sys.stdin:
         time.sleep(3600)
     if mode == "no-value":
         send({"type": "ok", "id": i})
+        continue
+    if mode == "answer-env":
+        send({"type": "ok", "id": i,
+              "value": json.loads(os.environ["FAULTLINE_TEST_ANSWER"])})
+        continue
+    if workload in ("set", "counter", "bank") and f != "status":
+        if f == "read":
+            got = {"set": elements, "counter": counter, "bank": bank}[workload]
+            send({"type": "ok", "id": i, "value": got})
+        elif f == "add" and workload == "set":
+            elements.append(value)
+            send({"type": "ok", "id": i, "value": value})
+        elif f == "add":
+            counter += value
+            send({"type": "ok", "id": i, "value": value})
+        elif f == "transfer":
+            src, dst = str(value["from"]), str(value["to"])
+            if bank[src] < value["amount"]:
+                send({"type": "fail", "id": i, "error": "insufficient funds"})
+                continue
+            bank[src] -= value["amount"]
+            bank[dst] += value["amount"]
+            send({"type": "ok", "id": i, "value": value})
+        else:
+            send({"type": "fail", "id": i, "error": "unsupported f"})
         continue
     if mode == "bad-token" and f == "acquire":
         send({"type": "ok", "id": i, "value": "abc"})
