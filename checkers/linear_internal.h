@@ -59,7 +59,7 @@ struct BuildResult {
   std::vector<Partition> partitions;  // in order of first appearance
   std::string error;                  // non-empty: the history is malformed
   std::size_t failed_ops = 0;         // fail completions, ignored
-  bool timed = false;  // positions are times (every client event has one)
+  bool timed = false;  // positions are times (OrderedByTime, op_pairs.h)
 };
 
 // Pairs invocations with completions, drops failed ops and nemesis events,

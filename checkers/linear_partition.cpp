@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "checkers/linear_internal.h"
+#include "checkers/op_pairs.h"
 
 namespace faultline::checkers::linear {
 namespace {
@@ -19,12 +20,12 @@ struct Pending {
 
 BuildResult BuildPartitions(const History& history, const Model& model) {
   BuildResult out;
-  bool all_timed = true;
+  // Times place the operations only when they follow the file's order;
+  // otherwise positions do (op_pairs.h).
+  const bool all_timed = OrderedByTime(history);
   std::int64_t max_process = -1;
   for (const Event& e : history) {
-    if (e.is_nemesis()) continue;
-    if (!e.time) all_timed = false;
-    max_process = std::max(max_process, e.process);
+    if (!e.is_nemesis()) max_process = std::max(max_process, e.process);
   }
   out.timed = all_timed;
   auto pos = [&](const Event& e, bool is_return) -> std::int64_t {
@@ -59,7 +60,6 @@ BuildResult BuildPartitions(const History& history, const Model& model) {
     }
   };
   std::vector<std::vector<bool>> failed;  // per partition op
-  std::int64_t last_time = std::numeric_limits<std::int64_t>::min();
   // The last key seen and its partition: consecutive events often share a
   // key (and, read from JSONL, the same string node).
   const Value* last_key = nullptr;
@@ -71,13 +71,6 @@ BuildResult BuildPartitions(const History& history, const Model& model) {
     if (e.process < 0) {
       out.error = where() + "process must be >= 0 or \"nemesis\"";
       return out;
-    }
-    if (all_timed) {
-      if (*e.time < last_time) {
-        out.error = where() + "time goes backwards";
-        return out;
-      }
-      last_time = *e.time;
     }
     Pending* outstanding = pending_of(e.process);
     if (e.is_invoke()) {

@@ -214,9 +214,11 @@ int StreamTxnCheck(const CheckCliOptions& o, FileText& file,
           ? checkers::txn::Workload::kListAppend
           : checkers::txn::Workload::kRwRegister);
   builder.Reserve(checkers::CountJsonlEvents(text));
-  auto read = checkers::StreamJsonl(text, [&](const checkers::Event& e) {
-    if (!well_formed.Add(e)) builder.Add(e);
-  });
+  auto read =
+      checkers::StreamJsonl(text, [&](const checkers::Event& e, std::size_t) {
+        if (!well_formed.Add(e)) builder.Add(e);
+        return true;
+      });
   PrintWarnings(o, read.warnings);
   if (!read.ok) {
     PrintReadError(o, text, choice, read.error);

@@ -80,8 +80,8 @@ enum class Workload : std::uint8_t { kListAppend, kRwRegister };
 class TxnExtractor;  // txn_internal.h
 
 // A transactional history checked without keeping it: Add each event in
-// history order (nemesis events included; an event's line is the number
-// added before it + 1, as for a History read from a file), then Finish.
+// history order (nemesis events included; messages cite an event's
+// LineOf, history.h: its line in the file), then Finish.
 // Only the checker's compact structures are kept (interned keys and values,
 // micro-ops), not the events. Finish gives the verdict CheckListAppend
 // (Workload::kListAppend) or CheckRwRegister (kRwRegister) gives on a
