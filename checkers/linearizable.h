@@ -80,7 +80,8 @@ struct LinearizableOptions {
 // why, the concurrent window. details_json is a JSON object:
 //   {"model":..., "keys":N, "ops":N, "pruned":N, "closed":N, "segments":N,
 //    "memo_entries":N, "peak_bytes":N,
-//    "failure": {"key":..., "start_state":..., "state":..., "prefix":[op...],
+//    "failure": {"key":..., "start_state":..., "state":...,
+//                "prefix_length":N, "prefix":[op...] (its last 20 ops),
 //                "stuck":[{"op":op,"rejected":bool,"why":...}...],
 //                "window":[op...],
 //                "kind": "stale-read" | "lost-write" | "never-written" |
