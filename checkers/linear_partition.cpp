@@ -18,7 +18,8 @@ struct Pending {
 
 }  // namespace
 
-BuildResult BuildPartitions(const History& history, const Model& model) {
+BuildResult BuildPartitions(const History& history, const Model& model,
+                            const Budget* budget) {
   BuildResult out;
   // Times place the operations only when they follow the file's order;
   // otherwise positions do (op_pairs.h).
@@ -65,7 +66,12 @@ BuildResult BuildPartitions(const History& history, const Model& model) {
   const Value* last_key = nullptr;
   std::size_t last_part = 0;
 
+  std::size_t seen = 0;
   for (const Event& e : history) {
+    if ((++seen & 0xffff) == 0 && budget != nullptr && budget->MeterOver()) {
+      out.over_memory = true;
+      return out;
+    }
     if (e.is_nemesis()) continue;
     auto where = [&e] { return "event " + std::to_string(e.index) + ": "; };
     if (e.process < 0) {
@@ -173,6 +179,7 @@ bool Budget::Charge(std::int64_t delta) {
   std::uint64_t prev = peak.load();
   while (now > prev && delta > 0 && !peak.compare_exchange_weak(prev, now)) {
   }
+  if (meter != nullptr) return !MeterOver();
   return limit == 0 || now <= limit;
 }
 

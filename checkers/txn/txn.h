@@ -43,6 +43,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -71,6 +72,11 @@ struct TxnOptions {
   // Give up (unknown) when the checker's own structures exceed this many
   // bytes (an estimate). 0: no limit.
   std::uint64_t memory_limit_bytes = 0;
+  // When set, memory_limit_bytes bounds what this returns instead: the
+  // caller's measure of all the memory it holds (faultline check passes the
+  // process's resident set). Sampled where the estimate would be (every
+  // 65,536 steps of the inference and once the graph is built).
+  std::function<std::uint64_t()> memory_in_use;
   // Cycles explained in full per anomaly type (more are counted).
   int max_cycles_per_type = 3;
 };

@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -188,6 +189,9 @@ class EdgeExplainer {
 struct Limits {
   std::optional<std::chrono::steady_clock::time_point> deadline;
   std::uint64_t memory_limit_bytes = 0;  // 0: none
+  // TxnOptions::memory_in_use (may be null): when set, the limit bounds
+  // what it reads rather than the checker's estimate.
+  const std::function<std::uint64_t()>* meter = nullptr;
 };
 
 struct Inference {
