@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <system_error>
@@ -54,13 +55,15 @@ bool ParseHex4(std::string_view s, unsigned& cp) {
   return true;
 }
 
-// Parses an EDN number token; returns false when it is not a number.
-bool ParseNumberToken(std::string_view tok, Value& out) {
-  if (tok.empty()) return false;
+enum class Number { kOk, kMalformed, kBeyond64Bits };
+
+// Parses an EDN number token.
+Number ParseNumberToken(std::string_view tok, Value& out) {
+  if (tok.empty()) return Number::kMalformed;
   bool is_double = tok.back() == 'M';
   if (tok.back() == 'N' || tok.back() == 'M') tok.remove_suffix(1);
   if (!tok.empty() && tok.front() == '+') tok.remove_prefix(1);
-  if (tok.empty()) return false;
+  if (tok.empty()) return Number::kMalformed;
   if (auto slash = tok.find('/'); slash != std::string_view::npos) {
     std::int64_t num = 0, den = 0;
     std::string_view a = tok.substr(0, slash), b = tok.substr(slash + 1);
@@ -68,23 +71,28 @@ bool ParseNumberToken(std::string_view tok, Value& out) {
     auto r2 = std::from_chars(b.data(), b.data() + b.size(), den);
     if (r1.ec != std::errc() || r1.ptr != a.data() + a.size() ||
         r2.ec != std::errc() || r2.ptr != b.data() + b.size() || den == 0) {
-      return false;
+      return Number::kMalformed;
     }
     out = Value::Double(static_cast<double>(num) / static_cast<double>(den));
-    return true;
+    return Number::kOk;
   }
   if (!is_double && tok.find_first_of(".eE") == std::string_view::npos) {
     std::int64_t i = 0;
     auto r = std::from_chars(tok.data(), tok.data() + tok.size(), i);
     if (r.ec == std::errc() && r.ptr == tok.data() + tok.size()) {
       out = Value::Int(i);
-      return true;
+      return Number::kOk;
     }
-    if (r.ec != std::errc::result_out_of_range) return false;
+    // An integer beyond int64 is refused rather than rounded to a double.
+    if (r.ec == std::errc::result_out_of_range &&
+        r.ptr == tok.data() + tok.size()) {
+      return Number::kBeyond64Bits;
+    }
+    return Number::kMalformed;
   }
   double d = 0;
   auto r = std::from_chars(tok.data(), tok.data() + tok.size(), d);
-  if (r.ptr != tok.data() + tok.size()) return false;
+  if (r.ptr != tok.data() + tok.size()) return Number::kMalformed;
   if (r.ec == std::errc::result_out_of_range) {
     d = tok.find("e-") != std::string_view::npos ||
                 tok.find("E-") != std::string_view::npos
@@ -92,13 +100,67 @@ bool ParseNumberToken(std::string_view tok, Value& out) {
             : (tok.front() == '-' ? -1 : 1) *
                   std::numeric_limits<double>::infinity();
   } else if (r.ec != std::errc()) {
-    return false;
+    return Number::kMalformed;
   }
   out = Value::Double(d);
-  return true;
+  return Number::kOk;
 }
 
 }  // namespace
+
+std::int64_t LineCounter::LineAt(std::size_t offset) {
+  offset = std::min(offset, text_.size());
+  if (offset < offset_) {  // backwards: count again from the start
+    offset_ = start_;
+    line_ = 1;
+    line_start_ = start_;
+  }
+  while (offset_ < offset) {
+    const void* nl =
+        std::memchr(text_.data() + offset_, '\n', offset - offset_);
+    if (nl == nullptr) {
+      offset_ = offset;
+      break;
+    }
+    ++line_;
+    offset_ =
+        static_cast<std::size_t>(static_cast<const char*>(nl) - text_.data()) +
+        1;
+    line_start_ = offset_;
+  }
+  return line_;
+}
+
+void LineCounter::At(std::size_t offset, std::int64_t& line,
+                     std::int64_t& column) {
+  line = LineAt(offset);
+  column = static_cast<std::int64_t>(std::min(offset, text_.size()) -
+                                     std::max(line_start_, start_)) +
+           1;
+}
+
+std::optional<std::size_t> EdnParser::FieldValueAt(std::size_t map_at,
+                                                   std::string_view field) {
+  pos_ = map_at;
+  if (pos_ < text_.size() && text_[pos_] == '#') {  // #ns.Record{...}
+    ++pos_;
+    ReadToken();
+  }
+  if (pos_ >= text_.size() || text_[pos_] != '{') return std::nullopt;
+  ++pos_;
+  while (true) {
+    SkipSpace();
+    if (at_end() || text_[pos_] == '}') return std::nullopt;
+    Value key;
+    if (!ParseFormAt(key, 1)) return std::nullopt;
+    SkipSpace();
+    const std::size_t value_at = pos_;
+    std::string name = key.is_string() ? key.as_string() : key.ToJson();
+    if (name == field) return value_at;
+    Value v;
+    if (!ParseFormAt(v, 1)) return std::nullopt;
+  }
+}
 
 void LineColumn(std::string_view text, std::size_t offset, std::int64_t& line,
                 std::int64_t& column) {
@@ -111,6 +173,7 @@ void LineColumn(std::string_view text, std::size_t offset, std::int64_t& line,
 }
 
 bool EdnParser::Fail(std::size_t at, std::string message) {
+  unclosed_at_.reset();
   error_ = std::move(message);
   error_offset_ = at;
   hit_end_ = false;
@@ -118,6 +181,7 @@ bool EdnParser::Fail(std::size_t at, std::string message) {
 }
 
 bool EdnParser::FailEnd(std::string_view what) {
+  unclosed_at_.reset();
   error_ = "the text ends in the middle of ";
   error_ += what;
   error_offset_ = text_.size();
@@ -171,7 +235,17 @@ bool EdnParser::ParseFormAt(Value& out, int depth) {
   }
 }
 
+bool EdnParser::WrongCloser(std::size_t open, char close) {
+  const char c = text_[pos_];
+  if ((c != ')' && c != ']' && c != '}') || c == close) return false;
+  Fail(pos_, std::string("unexpected '") + c + "' where a '" + close +
+                 "' closes what is open");
+  unclosed_at_ = open;
+  return true;
+}
+
 bool EdnParser::ParseSeq(char close, Value& out, int depth) {
+  const std::size_t open = pos_;
   ++pos_;
   Value::List items;
   while (true) {
@@ -182,6 +256,7 @@ bool EdnParser::ParseSeq(char close, Value& out, int depth) {
       out = Value::MakeList(std::move(items));
       return true;
     }
+    if (WrongCloser(open, close)) return false;
     Value item;
     if (!ParseFormAt(item, depth + 1)) return false;
     items.push_back(std::move(item));
@@ -189,6 +264,7 @@ bool EdnParser::ParseSeq(char close, Value& out, int depth) {
 }
 
 bool EdnParser::ParseMap(Value& out, int depth) {
+  const std::size_t open = pos_;
   ++pos_;
   Value::Object fields;
   std::vector<std::size_t> late_keys;  // offsets of keys past the 16th
@@ -209,6 +285,7 @@ bool EdnParser::ParseMap(Value& out, int depth) {
       out = Value::MakeObject(std::move(fields));
       return true;
     }
+    if (WrongCloser(open, '}')) return false;
     std::size_t key_at = pos_;
     Value key;
     if (!ParseFormAt(key, depth + 1)) return false;
@@ -219,6 +296,7 @@ bool EdnParser::ParseMap(Value& out, int depth) {
                   "map has a key without a value (odd number of "
                   "forms)");
     }
+    if (WrongCloser(open, '}')) return false;
     Value v;
     if (!ParseFormAt(v, depth + 1)) return false;
     std::string name = key.is_string() ? key.as_string() : key.ToJson();
@@ -396,10 +474,15 @@ bool EdnParser::ParseToken(Value& out) {
   bool numeric = IsDigit(tok[0]) || ((tok[0] == '-' || tok[0] == '+') &&
                                      tok.size() > 1 && IsDigit(tok[1]));
   if (numeric) {
-    if (!ParseNumberToken(tok, out)) {
-      return Fail(at, "malformed or unsupported number " + std::string(tok));
+    switch (ParseNumberToken(tok, out)) {
+      case Number::kOk:
+        return true;
+      case Number::kBeyond64Bits:
+        return Fail(at, BigIntegerMessage(tok));
+      case Number::kMalformed:
+        break;
     }
-    return true;
+    return Fail(at, "malformed or unsupported number " + std::string(tok));
   }
   for (char ch : tok) {
     if (static_cast<unsigned char>(ch) < 0x20) {
@@ -414,13 +497,15 @@ bool EdnParser::ParseToken(Value& out) {
 }
 
 std::string EventFromEdnMap(const Value& map, Event& e,
-                            std::optional<std::int64_t>* index) {
+                            std::optional<std::int64_t>* index,
+                            std::string* field) {
   if (!map.is_object()) {
     return "expected an op map {:type ..., :process ..., :f ...}, not " +
            std::string(KindName(map));
   }
   bool has_type = false, has_process = false, has_f = false;
   for (const auto& [name, v] : map.as_object()) {
+    if (field != nullptr) *field = name;  // the field an error is about
     if (name == "type") {
       has_type = true;
       auto t = ParseEventType(v.is_string() ? v.as_string() : "");
@@ -475,6 +560,7 @@ std::string EventFromEdnMap(const Value& map, Event& e,
       e.extra.emplace_back(name, v);
     }
   }
+  if (field != nullptr) field->clear();
   if (!has_type) return "op map has no :type (:invoke, :ok, :fail or :info)";
   if (!has_process) return "op map has no :process";
   if (!has_f) return "op map has no :f";

@@ -27,9 +27,16 @@ std::optional<EventType> ParseEventType(std::string_view name);
 inline constexpr std::int64_t kNemesisProcess = -1;
 
 struct Event {
-  std::int64_t index = 0;            // 0-based position in the file
-  std::optional<std::int64_t> time;  // ns since test start, non-decreasing
-  std::int64_t process = 0;          // >= 0, or kNemesisProcess
+  std::int64_t index = 0;  // 0-based position in the file
+  // 1-based line of the file where the event starts, set by the readers
+  // (checkers/history_io.h); 0 for events built in memory. Messages about
+  // an event cite LineOf(event).
+  std::int64_t line = 0;
+  // ns since test start. faultline writes them non-decreasing; Jepsen's
+  // can step back by up to a millisecond (file order is the history's
+  // order, see docs/history-formats.md).
+  std::optional<std::int64_t> time;
+  std::int64_t process = 0;  // >= 0, or kNemesisProcess
   EventType type = EventType::kInvoke;
   std::string f;
   Value key;          // null when absent (single-object history)
@@ -46,6 +53,12 @@ struct Event {
 };
 
 using History = std::vector<Event>;
+
+// The line to cite for `e`: its line in the file, or index + 1 for an event
+// built in memory (the line it has in a JSONL file written by ToJsonLine).
+inline std::int64_t LineOf(const Event& e) {
+  return e.line > 0 ? e.line : e.index + 1;
+}
 
 // One JSON object per spec, without the trailing newline. Optional fields
 // that are absent (time, key, error, node) are omitted.

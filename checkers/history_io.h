@@ -27,9 +27,16 @@ struct ReadResult {
   std::vector<std::string> warnings;  // e.g. a truncated last line ignored
   bool ok = true;
   ReadError error;  // meaningful when !ok
+  // Streaming readers: the sink asked to stop; the text after the event it
+  // was given was not read (no warning about the end of the file is given).
+  bool stopped = false;
 };
 
 enum class HistoryFormat { kJsonl, kJepsenEdn, kPorcupine };
+
+// Every reader sets Event::line (the event's first line in the file) and
+// index (its position), skips a UTF-8 byte-order mark at the start, and
+// refuses an integer literal beyond 64 bits with a message that says so.
 
 // Parses a whole file's text. A truncated (unterminated, unparsable) last
 // line is ignored with a warning; any other malformed line is an error.
@@ -39,15 +46,22 @@ enum class HistoryFormat { kJsonl, kJepsenEdn, kPorcupine };
 ReadResult ParseJsonl(std::string_view text);
 ReadResult ParseHistory(std::string_view text, HistoryFormat format);
 
-// ParseJsonl without materialising the History: calls sink(event) for each
-// event line, in file order, on the calling thread (one thread). The same
+// A streaming reader's consumer: called with each event in file order and
+// `read_to`, the offset in the text up to which the reader is done with it
+// (it never looks at the text before `read_to` again, so a caller may give
+// those pages back). The Event passed is reused for the next one (copy
+// what must outlive the call). Returning false stops the reader at once:
+// it returns ok with `stopped` set.
+using EventSink = std::function<bool(const Event& e, std::size_t read_to)>;
+
+// ParseJsonl without materialising the History: calls sink for each event
+// line, in file order, on the calling thread (one thread). The same
 // parsing rules, errors (line, column) and warnings as ParseJsonl; the
 // result's `history` stays empty. Events are handed to the sink before the
 // rest of the text is read: when the result is not ok, the sink has seen
 // the events before the failing line and the caller must discard what it
-// built from them. The Event passed is reused for the next line (copy what
-// must outlive the call). Reentrant.
-using EventSink = std::function<void(const Event&)>;
+// built from them. Nothing is read ahead of the line being parsed, so a
+// malformed line is found without reading the text after it. Reentrant.
 ReadResult StreamJsonl(std::string_view text, const EventSink& sink);
 // The number of event (non-blank) lines of JSONL text: the History size
 // ParseJsonl gives when it reads the text without an error or a truncated
@@ -56,10 +70,13 @@ std::size_t CountJsonlEvents(std::string_view text);
 
 // Checks the rules of the spec: a completion matches an outstanding invoke of
 // the same process and f; at most one outstanding op per process; no invoke
-// by a process after its info; known types; times non-decreasing; the value
-// shapes of the model's vocabulary when `model` is non-empty ("register",
-// "cas-register", "kv", "mutex", "list-append", "rw-register"). Returns ok or
-// the first violation, with line = index + 1 of the offending event.
+// by a process after its info; known types; times >= 0 (not necessarily
+// non-decreasing: the history's order is the file's); the value shapes of
+// the model's vocabulary when `model` is non-empty ("register",
+// "cas-register", "kv", "mutex", "list-append", "rw-register"), and for any
+// other non-empty model name no transactions (f "txn": the message points
+// to list-append and rw-register). Returns ok or the first violation, at
+// LineOf(the offending event), column 0.
 std::optional<ReadError> CheckWellFormed(const History& history,
                                          std::string_view model);
 
@@ -81,6 +98,10 @@ class WellFormedChecker {
   // Checks `e` (unless a violation was found before); returns error().
   const std::optional<ReadError>& Add(const Event& e);
   const std::optional<ReadError>& error() const { return error_; }
+  // The first event whose time is earlier than an earlier event's (not an
+  // error: Jepsen's histories do that), with a sentence saying by how much
+  // and that the file's order is used; nullopt when times never step back.
+  const std::optional<ReadError>& time_note() const { return time_note_; }
 
  private:
   struct Processes;
@@ -89,10 +110,11 @@ class WellFormedChecker {
   std::string model_name_;
   int model_ = 0;  // well_formed.cpp's Model
   std::unique_ptr<Processes> processes_;
-  std::optional<std::int64_t> last_time_;
-  std::size_t last_time_pos_ = 0;
+  std::optional<std::int64_t> last_time_;  // the latest time so far
+  std::int64_t last_time_line_ = 0;
   std::size_t position_ = 0;
   std::optional<ReadError> error_;
+  std::optional<ReadError> time_note_;
 };
 
 // "line L, column C: message" (", column C" omitted when column is 0).
@@ -116,13 +138,34 @@ struct EdnOptions {
 };
 
 // Jepsen's history.edn (see docs/history-formats.md). ParseHistory with
-// kJepsenEdn calls this with default options.
+// kJepsenEdn calls this with default options. It is StreamJepsenEdn into a
+// History, then SplitJepsenTuples.
 ReadResult ParseJepsenEdn(std::string_view text, const EdnOptions& options);
+
+// Jepsen's history.edn one event at a time (EventSink's contract), with the
+// values as written (TupleKeys::kKeep): the same errors and warnings as
+// ParseJepsenEdn but those of the tuple split. A top-level vector is read
+// item by item, so neither it nor the text after a malformed op is held or
+// read ahead.
+ReadResult StreamJepsenEdn(std::string_view text, const EventSink& sink);
+
+// The jepsen.independent split of `read.history` (a ParseJepsenEdn or
+// StreamJepsenEdn result) under `tuples`: on a split, a warning (kAuto);
+// an event that cannot be split makes `read` not ok, at its line.
+void SplitJepsenTuples(ReadResult& read, TupleKeys tuples);
 
 // Porcupine's test-data logs: Jepsen etcd logs ("INFO  jepsen.util - 3
 // :invoke :write 4") and kv logs (one EDN map per line). See
 // docs/history-formats.md. ParseHistory with kPorcupine calls this.
 ReadResult ParsePorcupineLog(std::string_view text);
+// ParsePorcupineLog one event at a time (EventSink's contract).
+ReadResult StreamPorcupineLog(std::string_view text, const EventSink& sink);
+
+// The streaming reader of `format` (StreamJsonl, StreamJepsenEdn,
+// StreamPorcupineLog). What it hands the sink, followed by
+// SplitJepsenTuples(kAuto) for EDN, is what ParseHistory returns.
+ReadResult StreamHistory(std::string_view text, HistoryFormat format,
+                         const EventSink& sink);
 
 // True for the model names CheckWellFormed knows value shapes for:
 // "register", "cas-register", "kv", "mutex", "list-append", "rw-register".

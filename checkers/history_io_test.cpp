@@ -191,9 +191,15 @@ TEST_CASE("ParseJsonl: numbers, unicode and escapes", "[jsonl]") {
   };
   CHECK(value_of("9223372036854775807") == Value::Int(INT64_MAX));
   CHECK(value_of("-9223372036854775808") == Value::Int(INT64_MIN));
-  Value big = value_of("9223372036854775808");
-  REQUIRE(big.kind() == Value::Kind::kDouble);
-  CHECK(big.as_double() == 9223372036854775808.0);
+  // An integer beyond 64 bits is refused, saying so, not rounded.
+  ReadResult big =
+      One(R"({"index":0,"process":0,"type":"invoke","f":"w","value":[1,)"
+          "9223372036854775808]}");
+  REQUIRE_FALSE(big.ok);
+  CHECK(big.error.column == 59);
+  CHECK(big.error.message.find("integer 9223372036854775808 does not fit in "
+                               "64 bits") != std::string::npos);
+  CHECK(value_of("9.3e18") == Value::Double(9.3e18));  // not an integer
   CHECK(value_of("1.0") == Value::Double(1.0));
   CHECK(value_of("-0.5e-3") == Value::Double(-0.5e-3));
   CHECK(value_of("1E2") == Value::Double(100.0));
@@ -485,13 +491,36 @@ TEST_CASE("CheckWellFormed: each rule", "[wellformed]") {
     CHECK(err->line == 3);
     CHECK(err->message.find("fresh process id") != std::string::npos);
   }
-  SECTION("time going backwards") {
-    auto err = check(with_idx({Ev(0, 0, T::kInvoke, "read", null, 10),
-                               Ev(0, 1, T::kInvoke, "read", null),
-                               Ev(0, 2, T::kInvoke, "read", null, 9)}));
+  SECTION("time going backwards is a note, not an error") {
+    History h = with_idx({Ev(0, 0, T::kInvoke, "read", null, 10),
+                          Ev(0, 1, T::kInvoke, "read", null),
+                          Ev(0, 2, T::kInvoke, "read", null, 9),
+                          Ev(0, 3, T::kInvoke, "read", null, 4)});
+    h[0].line = 7;  // as read from a file with other lines in between
+    h[2].line = 12;
+    CHECK_FALSE(check(h).has_value());
+    fc::WellFormedChecker wf("register");
+    for (const Event& e : h) CHECK_FALSE(wf.Add(e).has_value());
+    REQUIRE(wf.time_note().has_value());
+    CHECK(wf.time_note()->line == 12);  // the first step back only
+    CHECK(wf.time_note()->message.find("1 ns earlier than time 10 at line 7") !=
+          std::string::npos);
+    CHECK(wf.time_note()->message.find("position in the file") !=
+          std::string::npos);
+    fc::WellFormedChecker monotonic("register");
+    monotonic.Add(h[0]);
+    monotonic.Add(h[1]);
+    CHECK_FALSE(monotonic.time_note().has_value());
+  }
+  SECTION("errors cite the events' lines in the file") {
+    History h = with_idx({Ev(0, 3, T::kInvoke, "read", null),
+                          Ev(0, 3, T::kInvoke, "read", null)});
+    h[0].line = 4;
+    h[1].line = 9;
+    auto err = check(h);
     REQUIRE(err);
-    CHECK(err->line == 3);
-    CHECK(err->message.find("non-decreasing") != std::string::npos);
+    CHECK(err->line == 9);
+    CHECK(err->message.find("from line 4") != std::string::npos);
   }
   SECTION("index not equal to position") {
     History h = with_idx({Ev(0, 0, T::kInvoke, "read", null)});
@@ -513,8 +542,19 @@ TEST_CASE("CheckWellFormed: each rule", "[wellformed]") {
       INFO(err->message);
       CHECK(err->message.find(fragment) != std::string::npos);
     };
-    bad(Ev(0, 0, T::kInvoke, "read", Value::Int(1)), "register",
-        "must be null");
+    // A read's invoke value (and a fail/info's) is accepted and ignored.
+    CHECK_FALSE(check(with_idx({Ev(0, 0, T::kInvoke, "read", Value::Int(4)),
+                                Ev(0, 0, T::kOk, "read", Value::Int(4))}),
+                      "cas-register")
+                    .has_value());
+    CHECK_FALSE(check(with_idx({Ev(0, 0, T::kInvoke, "read", Value::Int(4)),
+                                Ev(0, 0, T::kFail, "read", Value::Int(4))}),
+                      "register")
+                    .has_value());
+    CHECK_FALSE(check(with_idx({Ev(0, 0, T::kInvoke, "get", Value::Int(4)),
+                                Ev(0, 0, T::kOk, "get", Value::String(""))}),
+                      "kv")
+                    .has_value());
     bad(Ev(0, 0, T::kInvoke, "write", null), "register", "integer or string");
     bad(Ev(0, 0, T::kInvoke, "cas", Pair(Value::Int(1), Value::Int(2))),
         "register", "unknown operation");
@@ -526,6 +566,16 @@ TEST_CASE("CheckWellFormed: each rule", "[wellformed]") {
     bad(Ev(0, 0, T::kOk, "get", null), "kv", "string read");
     bad(Ev(0, 0, T::kInvoke, "del", null), "kv", "unknown operation");
     bad(Ev(0, 0, T::kInvoke, "grab", null), "mutex", "unknown operation");
+    // A transaction under a model that does not check transactions points
+    // to the transactional models, whatever the model.
+    const Value txn = Value::MakeList({Value::MakeList(
+        {Value::String("append"), Value::Int(1), Value::Int(2)})});
+    for (const char* model : {"cas-register", "register", "kv", "mutex", "set",
+                              "bank", "mutex-fencing"}) {
+      bad(Ev(0, 0, T::kInvoke, "txn", txn), model, "--model list-append");
+    }
+    CHECK_FALSE(check(with_idx({Ev(0, 0, T::kInvoke, "txn", txn)}), "")
+                    .has_value());  // no model: structure only
     // Shape rules skip nemesis events and unknown models.
     History h = with_idx({Ev(0, fc::kNemesisProcess, T::kInvoke, "kill", null),
                           Ev(0, 0, T::kInvoke, "frobnicate", null)});
@@ -609,7 +659,7 @@ TEST_CASE("ParseJepsenEdn", "[edn]") {
         "#jepsen.history.Op{:index 0, :time 1, :type :invoke, :process 0, "
         ":f :write, :value \"a\\\"b\\u00e9\"}\n"
         "{:type :ok, :process 0, :f :write, :value \\x, :big "
-        "123456789012345678901N, "
+        "1234567890123456789N, "
         ":when #inst \"2020-01-01\", :r 1/2, :d 1.5M}\n";
     ReadResult r = fc::ParseJepsenEdn(text, {});
     INFO(fc::ToString(r.error));
@@ -617,7 +667,16 @@ TEST_CASE("ParseJepsenEdn", "[edn]") {
     REQUIRE(r.history.size() == 2);
     CHECK(r.history[0].value == Value::String("a\"b\xc3\xa9"));
     CHECK(r.history[1].value == Value::String("x"));
-    CHECK(r.history[1].FindExtra("big")->kind() == Value::Kind::kDouble);
+    CHECK(*r.history[1].FindExtra("big") == Value::Int(1234567890123456789));
+    // Beyond 64 bits: refused, saying so, where the number is.
+    ReadResult big = fc::ParseJepsenEdn(
+        "{:type :ok, :process 0, :f :write,\n :value 123456789012345678901N}",
+        {});
+    REQUIRE_FALSE(big.ok);
+    CHECK(big.error.line == 2);
+    CHECK(big.error.column == 9);
+    CHECK(big.error.message.find("does not fit in 64 bits") !=
+          std::string::npos);
     CHECK(*r.history[1].FindExtra("when") == Value::String("2020-01-01"));
     CHECK(*r.history[1].FindExtra("r") == Value::Double(0.5));
     CHECK(*r.history[1].FindExtra("d") == Value::Double(1.5));
@@ -634,7 +693,7 @@ TEST_CASE("ParseJepsenEdn", "[edn]") {
         {});
     REQUIRE_FALSE(bad.ok);
     CHECK(bad.error.line == 2);
-    CHECK(bad.error.column == 1);
+    CHECK(bad.error.column == 8);  // the value of :type
     CHECK(bad.error.message.find(":type") != std::string::npos);
     ReadResult syn = fc::ParseJepsenEdn("{:type :invoke\n :f ]}\n", {});
     REQUIRE_FALSE(syn.ok);

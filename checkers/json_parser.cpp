@@ -184,6 +184,10 @@ bool JsonParser::ParseNumber(Value& out) {
       out = Value::Int(i);
       return true;
     }
+    if (exact_integers_ && res.ec == std::errc::result_out_of_range) {
+      return Fail(start, BigIntegerMessage(std::string_view(
+                             first, static_cast<std::size_t>(last - first))));
+    }
     // Out of int64 range: fall through to double.
   }
   double d = 0;
@@ -458,6 +462,16 @@ bool JsonParser::ParseObject(Value& out, int depth) {
     return Fail(pos_,
                 "expected ',' or '}' in an object but found " + Describe(c));
   }
+}
+
+std::string BigIntegerMessage(std::string_view literal) {
+  std::string shown(literal.substr(0, 40));
+  if (literal.size() > 40) shown += "...";
+  return "integer " + shown +
+         " does not fit in 64 bits (faultline reads integers as signed "
+         "64-bit, -9223372036854775808 to 9223372036854775807, and will not "
+         "round one to a double); write it as a string if it is an "
+         "identifier";
 }
 
 bool ParseJson(std::string_view text, Value& out, std::string* error) {

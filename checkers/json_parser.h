@@ -29,6 +29,10 @@ class JsonParser {
 
   explicit JsonParser(std::string_view text) : text_(text) {}
 
+  // An integer literal beyond int64 is an error (BigIntegerMessage) rather
+  // than a double.
+  void set_exact_integers(bool exact) { exact_integers_ = exact; }
+
   // Parses one value at the current position (after optional whitespace).
   // On failure returns false; error(), error_offset() and hit_end() say why.
   bool ParseValue(Value& out) { return ParseValueAt(out, 0); }
@@ -70,7 +74,18 @@ class JsonParser {
   std::string error_;
   std::size_t error_offset_ = 0;
   bool hit_end_ = false;
+  bool exact_integers_ = false;
 };
+
+// The message for an integer literal that does not fit in 64 bits (the
+// history readers refuse it rather than lose its precision).
+std::string BigIntegerMessage(std::string_view literal);
+
+// 3 when `text` starts with a UTF-8 byte-order mark (EF BB BF), else 0.
+// The history readers skip it.
+inline std::size_t ByteOrderMarkLength(std::string_view text) {
+  return text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+}
 
 // Length of the valid UTF-8 sequence starting at s[i] (1-4), or 0 when the
 // bytes there are not valid UTF-8 (overlong, surrogate, > U+10FFFF,

@@ -10,6 +10,13 @@
 //   complete-but-wrong last line, is an error.
 // - Optional fields (time, key, error, node) may be null, meaning absent.
 // - Columns are 1-based byte offsets within the line.
+// - A UTF-8 byte-order mark at the start is skipped (line 1's columns count
+//   from after it).
+// - An integer literal beyond 64 bits is an error that says so (it would
+//   lose precision as a double).
+// - A line longer than kProbeBytes is first parsed on its first kProbeBytes:
+//   one already wrong there is rejected without looking for its end, so
+//   1 GB of garbage without a newline is not read to its end.
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -123,7 +130,9 @@ class EventParser {
  public:
   EventParser(std::string_view line, std::int64_t expected_index,
               KeyCache& keys)
-      : line_(line), p_(line), expected_index_(expected_index), keys_(keys) {}
+      : line_(line), p_(line), expected_index_(expected_index), keys_(keys) {
+    p_.set_exact_integers(true);
+  }
 
   bool Parse(Event& e, LineError& err);
 
@@ -508,6 +517,35 @@ void ForEachLine(std::string_view text, Fn&& fn) {
   }
 }
 
+// Lines longer than this are parsed on their first kProbeBytes before
+// their end is looked for (ParseLines).
+constexpr std::size_t kProbeBytes = 1u << 20;
+
+// The next line of `text` from `pos`: [pos, *end) without the newline;
+// *terminated says whether a newline ends it. When no newline comes within
+// kProbeBytes, probe(first kProbeBytes of the line) is asked first and a
+// false answer stops the search there (*end = pos + kProbeBytes, not
+// terminated): the caller has its error without the rest being read.
+template <typename Probe>
+void NextLine(std::string_view text, std::size_t pos, std::size_t* end,
+              bool* terminated, Probe&& probe) {
+  const std::size_t rest = text.size() - pos;
+  const std::size_t window = std::min(rest, kProbeBytes);
+  const char* nl =
+      static_cast<const char*>(std::memchr(text.data() + pos, '\n', window));
+  if (nl == nullptr && rest > window) {
+    if (!probe(text.substr(pos, window))) {
+      *end = pos + window;
+      *terminated = false;
+      return;
+    }
+    nl = static_cast<const char*>(
+        std::memchr(text.data() + pos + window, '\n', rest - window));
+  }
+  *terminated = nl != nullptr;
+  *end = *terminated ? static_cast<std::size_t>(nl - text.data()) : text.size();
+}
+
 std::size_t CountEventLines(std::string_view text) {
   std::size_t n = 0;
   ForEachLine(text, [&](std::string_view line, bool) {
@@ -524,33 +562,60 @@ struct RangeResult {
   std::int64_t blank = 0;
   std::int64_t first_blank = 0;
   bool failed = false;
+  bool stopped = false;  // the sink asked to stop
   ReadError error;
   std::string truncated_warning;  // non-empty: the last line was ignored
 };
 
 // Parses the lines of `text` (starting at line line_base + 1 and event
 // index_base): event number n (0-based, in this range) is parsed into
-// slot(n), a fresh Event, and done(that event) is called once it parsed.
+// slot(n), a fresh Event, and done(that event, offset just past its line)
+// is called once it parsed; parsing stops (r.stopped) when done returns
+// false.
 template <typename Slot, typename Done>
 RangeResult ParseLines(std::string_view text, std::int64_t line_base,
                        std::int64_t index_base, Slot&& slot, Done&& done) {
   RangeResult r;
   LineError err;
   KeyCache keys;
-  ForEachLine(text, [&](std::string_view line, bool terminated) {
+  std::size_t pos = 0;
+  while (pos < text.size()) {
     std::int64_t line_no = line_base + ++r.lines;
+    auto index = index_base + static_cast<std::int64_t>(r.parsed);
+    std::size_t end = 0;
+    bool terminated = false;
+    // A line of more than kProbeBytes: an object already malformed in its
+    // first kProbeBytes (not merely cut short there) is the error.
+    NextLine(text, pos, &end, &terminated, [&](std::string_view head) {
+      Event scratch;
+      EventParser probe(head, index, keys);
+      return probe.Parse(scratch, err) || err.truncated;
+    });
+    std::string_view line = text.substr(pos, end - pos);
+    const std::size_t next = terminated ? end + 1 : end;
+    if (!terminated && end < text.size()) {  // the probe failed
+      r.failed = true;
+      r.error.line = line_no;
+      r.error.column = static_cast<std::int64_t>(err.offset) + 1;
+      r.error.message = std::move(err.message);
+      return r;
+    }
+    pos = next;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (IsBlank(line)) {
       if (r.blank++ == 0) r.first_blank = line_no;
-      return true;
+      continue;
     }
-    auto index = index_base + static_cast<std::int64_t>(r.parsed);
     EventParser parser(line, index, keys);
     Event& e = slot(r.parsed);
     if (parser.Parse(e, err)) {
+      e.line = line_no;
       ++r.parsed;
-      done(e);
-      return true;
+      if (!done(e, next)) {
+        r.stopped = true;
+        return r;
+      }
+      continue;
     }
     if (!terminated && err.truncated) {
       r.truncated_warning =
@@ -558,14 +623,14 @@ RangeResult ParseLines(std::string_view text, std::int64_t line_base,
           ": ignored a truncated last line (no newline at the end, JSON cut "
           "short: " +
           err.message + "); this is what a killed writer leaves behind";
-      return false;
+      return r;
     }
     r.failed = true;
     r.error.line = line_no;
     r.error.column = static_cast<std::int64_t>(err.offset) + 1;
     r.error.message = std::move(err.message);
-    return false;
-  });
+    return r;
+  }
   return r;
 }
 
@@ -579,7 +644,7 @@ RangeResult ParseRange(std::string_view text, std::int64_t line_base,
         if (n >= capacity) std::abort();  // counted before: cannot happen
         return slots[n];
       },
-      [](const Event&) {});
+      [](const Event&, std::size_t) { return true; });
 }
 
 // The warnings of a whole text's lines parsed as one range, in
@@ -603,6 +668,7 @@ constexpr std::size_t kParallelBytes = 8u << 20;
 
 ReadResult ParseJsonl(std::string_view text) {
   ReadResult result;
+  text.remove_prefix(ByteOrderMarkLength(text));
   // Two halves split at a line boundary, parsed by two threads into their
   // slots of one pre-sized history (each event's expected index is known
   // from the count of event lines before it).
@@ -667,25 +733,29 @@ ReadResult ParseJsonl(std::string_view text) {
 
 ReadResult StreamJsonl(std::string_view text, const EventSink& sink) {
   ReadResult result;
+  const std::size_t bom = ByteOrderMarkLength(text);
   Event event;
   RangeResult r = ParseLines(
-      text, 0, 0,
+      text.substr(bom), 0, 0,
       [&](std::size_t) -> Event& {
         event = Event{};  // the parser expects a fresh event
         return event;
       },
-      [&](const Event& e) { sink(e); });
+      [&](const Event& e, std::size_t read_to) {
+        return sink(e, bom + read_to);
+      });
   if (r.failed) {
     result.ok = false;
     result.error = std::move(r.error);
     return result;
   }
-  AddWarnings(r, r.blank, r.first_blank, result);
+  result.stopped = r.stopped;
+  if (!r.stopped) AddWarnings(r, r.blank, r.first_blank, result);
   return result;
 }
 
 std::size_t CountJsonlEvents(std::string_view text) {
-  return CountEventLines(text);
+  return CountEventLines(text.substr(ByteOrderMarkLength(text)));
 }
 
 ReadResult ParseHistory(std::string_view text, HistoryFormat format) {
@@ -698,6 +768,19 @@ ReadResult ParseHistory(std::string_view text, HistoryFormat format) {
       return ParsePorcupineLog(text);
   }
   return ParseJsonl(text);
+}
+
+ReadResult StreamHistory(std::string_view text, HistoryFormat format,
+                         const EventSink& sink) {
+  switch (format) {
+    case HistoryFormat::kJsonl:
+      return StreamJsonl(text, sink);
+    case HistoryFormat::kJepsenEdn:
+      return StreamJepsenEdn(text, sink);
+    case HistoryFormat::kPorcupine:
+      return StreamPorcupineLog(text, sink);
+  }
+  return StreamJsonl(text, sink);
 }
 
 std::string ToString(const ReadError& error) {

@@ -49,7 +49,7 @@ class Analyzer {
       r_.malformed = ToString(*bad);
       return std::move(r_);
     }
-    r_.timed = AllTimed(h_);
+    r_.timed = OrderedByTime(h_);
     for (const Event& e : h_) {
       if (!e.is_nemesis()) end_ = std::max(end_, TimeOf(e, r_.timed));
     }

@@ -187,7 +187,23 @@ Verdict CheckLinearizable(const History& history,
     v.details_json += "}";
     return v;
   }
-  linear::BuildResult built = linear::BuildPartitions(history, *model);
+  linear::Budget budget;
+  budget.limit = options.memory_limit_bytes;
+  if (options.memory_in_use) budget.meter = &options.memory_in_use;
+  linear::BuildResult built = linear::BuildPartitions(history, *model, &budget);
+  if (built.over_memory || budget.MeterOver()) {
+    v.summary = "gave up pairing the history's operations: memory limit of " +
+                std::to_string(budget.limit) + " bytes reached";
+    v.explanation = v.summary +
+                    "\nA bounded check that gives up is unknown, never "
+                    "valid.\n";
+    v.details_json = "{\"model\":";
+    AppendJsonString(v.details_json, options.model);
+    v.details_json += ",\"reason\":";
+    AppendJsonString(v.details_json, v.summary);
+    v.details_json += "}";
+    return v;
+  }
   if (!built.error.empty()) {
     v.summary = "malformed history: " + built.error;
     v.details_json = "{\"reason\":";
@@ -242,8 +258,6 @@ Verdict CheckLinearizable(const History& history,
     return v;
   }
 
-  linear::Budget budget;
-  budget.limit = options.memory_limit_bytes;
   // The earliest violation found so far (its blocker's return position):
   // keys go on after a violation, but only until they get past it.
   std::atomic<std::int64_t> first_violation{linear::kNever};

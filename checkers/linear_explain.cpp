@@ -11,6 +11,9 @@ namespace {
 
 constexpr std::size_t kMaxPrefixLines = 12;
 constexpr std::size_t kMaxWindow = 40;
+// details_json keeps the prefix's length and its last ops only: a huge
+// history's prefix would make the JSON as large as the history.
+constexpr std::size_t kMaxPrefixJson = 20;
 
 std::string OutcomeName(const Op& op) {
   switch (op.outcome) {
@@ -244,9 +247,12 @@ Explanation Explain(const Partition& p, const Model& model, StateTable& table,
   AppendJsonString(j, model.DescribeState(start));
   j += ",\"state\":";
   AppendJsonString(j, model.DescribeState(state));
+  const std::size_t n = failed.best_prefix.size();
+  j += ",\"prefix_length\":" + std::to_string(n);
   j += ",\"prefix\":[";
-  for (std::size_t k = 0; k < failed.best_prefix.size(); ++k) {
-    if (k > 0) j += ",";
+  for (std::size_t k = n > kMaxPrefixJson ? n - kMaxPrefixJson : 0; k < n;
+       ++k) {
+    if (j.back() != '[') j += ",";
     AppendOpJson(j, p.ops[failed.best_prefix[k]]);
   }
   j += "],\"stuck\":[";

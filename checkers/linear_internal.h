@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <string>
@@ -55,16 +56,36 @@ struct Partition {
   std::size_t closed = 0;  // info ops whose interval was closed
 };
 
+// Memory shared by all keys of one check.
+struct Budget {
+  std::uint64_t limit = 0;  // 0: none
+  std::atomic<std::uint64_t> used{0};
+  std::atomic<std::uint64_t> peak{0};
+  // LinearizableOptions::memory_in_use, or null: then `limit` bounds what
+  // it returns rather than `used`.
+  const std::function<std::uint64_t()>* meter = nullptr;
+  // Adds `delta` bytes; false when the limit is now exceeded.
+  bool Charge(std::int64_t delta);
+  // With a meter: true when what it reads is past the limit.
+  bool MeterOver() const {
+    return meter != nullptr && limit != 0 && (*meter)() > limit;
+  }
+};
+
 struct BuildResult {
   std::vector<Partition> partitions;  // in order of first appearance
   std::string error;                  // non-empty: the history is malformed
   std::size_t failed_ops = 0;         // fail completions, ignored
-  bool timed = false;  // positions are times (every client event has one)
+  bool timed = false;        // positions are times (OrderedByTime, op_pairs.h)
+  bool over_memory = false;  // stopped: budget->MeterOver()
 };
 
 // Pairs invocations with completions, drops failed ops and nemesis events,
 // validates op shapes against the model and groups ops by partition key.
-BuildResult BuildPartitions(const History& history, const Model& model);
+// With a budget that has a meter, looks at it every 65,536 events and stops
+// (over_memory) past its limit.
+BuildResult BuildPartitions(const History& history, const Model& model,
+                            const Budget* budget = nullptr);
 
 // Exact pre-passes (docs/checker.md): drops crashed read-only ops and, for
 // models with a ValueFlow, crashed writes/cas whose value nothing observes;
@@ -76,15 +97,6 @@ void Prune(Partition& p, const Model& model);
 // (every earlier op must have taken effect before every later op is
 // called). Returns the start index of each segment; the first is 0.
 std::vector<std::size_t> QuiescentSplits(const Partition& p);
-
-// Memory shared by all keys of one check.
-struct Budget {
-  std::uint64_t limit = 0;  // 0: none
-  std::atomic<std::uint64_t> used{0};
-  std::atomic<std::uint64_t> peak{0};
-  // Adds `delta` bytes; false when the limit is now exceeded.
-  bool Charge(std::int64_t delta);
-};
 
 struct Limits {
   std::optional<std::chrono::steady_clock::time_point> deadline;

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "checkers/linear_internal.h"
+#include "checkers/op_pairs.h"
 
 namespace faultline::checkers::linear {
 namespace {
@@ -17,14 +18,15 @@ struct Pending {
 
 }  // namespace
 
-BuildResult BuildPartitions(const History& history, const Model& model) {
+BuildResult BuildPartitions(const History& history, const Model& model,
+                            const Budget* budget) {
   BuildResult out;
-  bool all_timed = true;
+  // Times place the operations only when they follow the file's order;
+  // otherwise positions do (op_pairs.h).
+  const bool all_timed = OrderedByTime(history);
   std::int64_t max_process = -1;
   for (const Event& e : history) {
-    if (e.is_nemesis()) continue;
-    if (!e.time) all_timed = false;
-    max_process = std::max(max_process, e.process);
+    if (!e.is_nemesis()) max_process = std::max(max_process, e.process);
   }
   out.timed = all_timed;
   auto pos = [&](const Event& e, bool is_return) -> std::int64_t {
@@ -59,25 +61,22 @@ BuildResult BuildPartitions(const History& history, const Model& model) {
     }
   };
   std::vector<std::vector<bool>> failed;  // per partition op
-  std::int64_t last_time = std::numeric_limits<std::int64_t>::min();
   // The last key seen and its partition: consecutive events often share a
   // key (and, read from JSONL, the same string node).
   const Value* last_key = nullptr;
   std::size_t last_part = 0;
 
+  std::size_t seen = 0;
   for (const Event& e : history) {
+    if ((++seen & 0xffff) == 0 && budget != nullptr && budget->MeterOver()) {
+      out.over_memory = true;
+      return out;
+    }
     if (e.is_nemesis()) continue;
     auto where = [&e] { return "event " + std::to_string(e.index) + ": "; };
     if (e.process < 0) {
       out.error = where() + "process must be >= 0 or \"nemesis\"";
       return out;
-    }
-    if (all_timed) {
-      if (*e.time < last_time) {
-        out.error = where() + "time goes backwards";
-        return out;
-      }
-      last_time = *e.time;
     }
     Pending* outstanding = pending_of(e.process);
     if (e.is_invoke()) {
@@ -180,6 +179,7 @@ bool Budget::Charge(std::int64_t delta) {
   std::uint64_t prev = peak.load();
   while (now > prev && delta > 0 && !peak.compare_exchange_weak(prev, now)) {
   }
+  if (meter != nullptr) return !MeterOver();
   return limit == 0 || now <= limit;
 }
 

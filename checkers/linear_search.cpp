@@ -210,6 +210,7 @@ class Search {
   std::vector<Frame> stack_;
   std::vector<Node> nodes_;
   std::uint64_t charged_ = 0;
+  std::uint32_t meter_ticks_ = 0;
   std::int32_t first_ret_ = -1;
 };
 
@@ -304,6 +305,12 @@ bool Search::ChargeMemory() {
 bool Search::OverLimits(std::string& why) {
   if (limits_.cancel != nullptr && limits_.cancel->load()) {
     why = "cancelled";
+    return true;
+  }
+  // Called every 1,024 steps; the meter (a system call) every 65,536.
+  if (limits_.budget != nullptr && (++meter_ticks_ & 63) == 0 &&
+      limits_.budget->MeterOver()) {
+    why = "memory limit reached";
     return true;
   }
   if (limits_.deadline &&

@@ -33,6 +33,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,6 +53,13 @@ struct LinearizableOptions {
   // Give up (unknown) when memo tables and search stacks of all keys
   // together exceed this many bytes. 0: no limit.
   std::uint64_t memory_limit_bytes = 0;
+  // When set, memory_limit_bytes bounds what this returns instead: the
+  // caller's measure of all the memory it holds (faultline check passes
+  // the process's resident set, so the history and the checker's own
+  // structures count). Sampled while the operations are paired into
+  // partitions (every 65,536 events), when a search's memo grows by 256 KB
+  // and every 65,536 search steps; called from the checker's threads.
+  std::function<std::uint64_t()> memory_in_use;
   // On valid, include a witness order (per key) in the explanation and
   // details_json.
   bool witness = false;
@@ -80,7 +88,8 @@ struct LinearizableOptions {
 // why, the concurrent window. details_json is a JSON object:
 //   {"model":..., "keys":N, "ops":N, "pruned":N, "closed":N, "segments":N,
 //    "memo_entries":N, "peak_bytes":N,
-//    "failure": {"key":..., "start_state":..., "state":..., "prefix":[op...],
+//    "failure": {"key":..., "start_state":..., "state":...,
+//                "prefix_length":N, "prefix":[op...] (its last 20 ops),
 //                "stuck":[{"op":op,"rejected":bool,"why":...}...],
 //                "window":[op...],
 //                "kind": "stale-read" | "lost-write" | "never-written" |

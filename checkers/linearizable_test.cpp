@@ -90,7 +90,44 @@ TEST_CASE("sequential read of the latest write", "[linearizable]") {
   CHECK(v.explanation.find("Could not place next") != std::string::npos);
   CHECK(v.explanation.find("Concurrent window") != std::string::npos);
   CHECK(v.details_json.find("\"failure\":{") != std::string::npos);
-  CHECK(v.details_json.find("\"prefix\":[{\"index\":0") != std::string::npos);
+  CHECK(v.details_json.find("\"prefix_length\":1,\"prefix\":[{\"index\":0") !=
+        std::string::npos);
+}
+
+TEST_CASE("details_json keeps a long prefix's length and last 20 ops",
+          "[linearizable]") {
+  // 200 writes and reads in sequence, then a read of a value overwritten
+  // long ago: a prefix of 400 ops.
+  std::vector<Event> events;
+  std::int64_t t = 0;
+  for (int i = 1; i <= 200; ++i) {
+    events.push_back(Ev(t++, 0, kInv, "write", I(i)));
+    events.push_back(Ev(t++, 0, kOk, "write", I(i)));
+    events.push_back(Ev(t++, 1, kInv, "read"));
+    events.push_back(Ev(t++, 1, kOk, "read", I(i)));
+  }
+  events.push_back(Ev(t++, 1, kInv, "read"));
+  events.push_back(Ev(t++, 1, kOk, "read", I(3)));
+  Verdict v = Check(H(std::move(events)));
+  REQUIRE(v.validity == Validity::kInvalid);
+  CHECK(v.details_json.find("\"prefix_length\":400,") != std::string::npos);
+  std::size_t from = v.details_json.find("\"prefix\":[");
+  std::size_t to = v.details_json.find("],\"stuck\"");
+  REQUIRE(from != std::string::npos);
+  REQUIRE(to != std::string::npos);
+  std::string prefix = v.details_json.substr(from, to - from);
+  std::size_t ops = 0;
+  for (std::size_t at = prefix.find("{\"index\":"); at != std::string::npos;
+       at = prefix.find("{\"index\":", at + 1)) {
+    ++ops;
+  }
+  CHECK(ops == 20);
+  // The last op of the prefix is the last read of 200 (event 799).
+  CHECK(prefix.find("\"index\":798") != std::string::npos);
+  CHECK(prefix.find("\"index\":0,") == std::string::npos);
+  // The text still says how long it was and shows its end.
+  CHECK(v.explanation.find("Longest linearizable prefix found (400 ops)") !=
+        std::string::npos);
 }
 
 TEST_CASE("equal timestamps are concurrent", "[linearizable]") {

@@ -61,7 +61,7 @@ class Analyzer {
       r_.malformed = ToString(*bad);
       return std::move(r_);
     }
-    r_.timed = AllTimed(h_);
+    r_.timed = OrderedByTime(h_);
     for (const Event& e : h_) {
       if (!e.is_nemesis()) r_.end = std::max(r_.end, TimeOf(e, r_.timed));
     }

@@ -4,9 +4,12 @@
 
 namespace faultline::checkers {
 
-bool AllTimed(const History& h) {
+bool OrderedByTime(const History& h) {
+  std::int64_t last = 0;
   for (const Event& e : h) {
-    if (!e.is_nemesis() && !e.time) return false;
+    if (e.is_nemesis()) continue;
+    if (!e.time || *e.time < last) return false;
+    last = *e.time;
   }
   return true;
 }

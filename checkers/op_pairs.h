@@ -20,8 +20,11 @@ struct PairedOp {
   std::int64_t t_done = 0;  // TimeOf the completion (= t_inv when none)
 };
 
-// True when every client event carries a time.
-bool AllTimed(const History& h);
+// True when every client event carries a time and those times never
+// decrease in file order: then times order the operations. Otherwise
+// positions do: a history without times, or one whose times step back (as
+// Jepsen's can, by up to a millisecond), is ordered as its file is.
+bool OrderedByTime(const History& h);
 
 // The event's time when `timed`, else its index (an order without a clock).
 inline std::int64_t TimeOf(const Event& e, bool timed) {

@@ -16,7 +16,10 @@
 //    Porcupine log. Empty or blank text is an empty history.
 // A jepsen.util line whose fields are malformed, or a malformed op map, is
 // an error. The last line, when unterminated and cut short, is ignored with
-// a warning. Events get index = position; there are no times.
+// a warning. Events get index = position; there are no times. A line longer
+// than 1 MiB is an error, and so are 100,000 non-event lines before the
+// first event (neither is a Porcupine log), so a large file of something
+// else is refused without being read to its end.
 #include <charconv>
 #include <cstring>
 #include <string>
@@ -26,11 +29,16 @@
 
 #include "checkers/edn_parser.h"
 #include "checkers/history_io.h"
+#include "checkers/json_parser.h"
 
 namespace faultline::checkers {
 namespace {
 
 constexpr std::string_view kMarker = "jepsen.util - ";
+// Lines longer than this are refused; before the first event, this many
+// lines that are not events end the reading (the text is not a log).
+constexpr std::size_t kMaxLine = 1u << 20;
+constexpr std::int64_t kMaxNoiseFirst = 100000;
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() &&
@@ -146,20 +154,52 @@ int ParseLogLine(std::string_view line, Event& e, LineFailure& fail) {
 
 }  // namespace
 
-ReadResult ParsePorcupineLog(std::string_view text) {
+ReadResult StreamPorcupineLog(std::string_view text, const EventSink& sink) {
   ReadResult result;
-  // Outstanding invoke position per client process, to fill in values of
-  // fail/info completions that only name an error.
-  std::unordered_map<std::int64_t, std::size_t> outstanding;
-  std::size_t pos = 0;
+  // The outstanding invoke per client process (its f, value and key), to
+  // fill in values of fail/info completions that only name an error.
+  struct Invoke {
+    std::string f;
+    Value value;
+    Value key;
+  };
+  std::unordered_map<std::int64_t, Invoke> outstanding;
+  std::size_t pos = ByteOrderMarkLength(text);
   std::int64_t line_no = 0;
   std::int64_t skipped = 0;
   std::int64_t first_skipped = 0;
+  std::int64_t events = 0;
+  Event e;
+  auto not_a_log = [&](std::string_view what) {
+    result.ok = false;
+    result.error.line = first_skipped;
+    result.error.column = 1;
+    result.error.message =
+        "no history event in " + std::string(what) +
+        ", and this is the first: expected Jepsen log "
+        "lines (\"INFO  jepsen.util - 0\\t:invoke\\t:read\\tnil\", tab-"
+        "separated) or EDN op maps, one per line ({:process 0, :type "
+        ":invoke, :f :read, :value nil}); a faultline history needs "
+        "--format jsonl, a Jepsen history.edn --format edn";
+    return result;
+  };
   while (pos < text.size()) {
     ++line_no;
-    const char* nl = static_cast<const char*>(
-        std::memchr(text.data() + pos, '\n', text.size() - pos));
+    // Porcupine's lines are short: one longer than kMaxLine is refused
+    // without looking for its end.
+    const std::size_t window = std::min(text.size() - pos, kMaxLine + 1);
+    const char* nl =
+        static_cast<const char*>(std::memchr(text.data() + pos, '\n', window));
     bool terminated = nl != nullptr;
+    if (!terminated && window > kMaxLine) {
+      result.ok = false;
+      result.error.line = line_no;
+      result.error.column = 1;
+      result.error.message =
+          "a line longer than 1 MiB: not a Porcupine log line (a Jepsen log "
+          "line or one EDN op map)";
+      return result;
+    }
     std::size_t end =
         terminated ? static_cast<std::size_t>(nl - text.data()) : text.size();
     std::string_view line = text.substr(pos, end - pos);
@@ -168,7 +208,7 @@ ReadResult ParsePorcupineLog(std::string_view text) {
     std::string_view trimmed = Trim(line);
     if (trimmed.empty()) continue;
 
-    Event e;
+    e = Event{};
     LineFailure fail;
     int kind = 0;
     bool from_log = false;
@@ -192,6 +232,11 @@ ReadResult ParsePorcupineLog(std::string_view text) {
     }
     if (kind == 0) {
       if (skipped++ == 0) first_skipped = line_no;
+      // Noise is tolerated, but not without end before the first event.
+      if (events == 0 && skipped >= kMaxNoiseFirst) {
+        return not_a_log("the first " + std::to_string(skipped) +
+                         " non-blank lines");
+      }
       continue;
     }
     if (kind < 0) {
@@ -213,13 +258,14 @@ ReadResult ParsePorcupineLog(std::string_view text) {
       }
       return result;
     }
-    e.index = static_cast<std::int64_t>(result.history.size());
+    e.index = events++;
+    e.line = line_no;
     if (!e.is_nemesis()) {
       if (e.is_invoke()) {
-        outstanding[e.process] = result.history.size();
+        outstanding[e.process] = Invoke{e.f, e.value, e.key};
       } else if (auto it = outstanding.find(e.process);
                  it != outstanding.end()) {
-        const Event& inv = result.history[it->second];
+        const Invoke& inv = it->second;
         // ":info :write :timed-out": the value names the error.
         if (from_log && e.type != EventType::kOk && e.value.is_string() &&
             inv.f == e.f && !(inv.value == e.value)) {
@@ -233,22 +279,15 @@ ReadResult ParsePorcupineLog(std::string_view text) {
         outstanding.erase(it);
       }
     }
-    result.history.push_back(std::move(e));
+    if (!sink(e, pos)) {
+      result.stopped = true;
+      return result;
+    }
   }
-  if (result.history.empty() && skipped > 0) {
+  if (events == 0 && skipped > 0) {
     // Text with lines but not one event is not a Porcupine log (a README, a
     // JSONL history): reading it as an empty history would check nothing.
-    result.ok = false;
-    result.error.line = first_skipped;
-    result.error.column = 1;
-    result.error.message =
-        "no history event in " + std::to_string(skipped) +
-        " non-blank line(s), and this is the first: expected Jepsen log "
-        "lines (\"INFO  jepsen.util - 0\\t:invoke\\t:read\\tnil\", tab-"
-        "separated) or EDN op maps, one per line ({:process 0, :type "
-        ":invoke, :f :read, :value nil}); a faultline history needs "
-        "--format jsonl, a Jepsen history.edn --format edn";
-    return result;
+    return not_a_log(std::to_string(skipped) + " non-blank line(s)");
   }
   if (skipped > 0) {
     result.warnings.push_back(
@@ -256,6 +295,17 @@ ReadResult ParsePorcupineLog(std::string_view text) {
         " line(s) that are not history events, the first at line " +
         std::to_string(first_skipped));
   }
+  return result;
+}
+
+ReadResult ParsePorcupineLog(std::string_view text) {
+  History history;
+  ReadResult result =
+      StreamPorcupineLog(text, [&](const Event& e, std::size_t) {
+        history.push_back(e);
+        return true;
+      });
+  if (result.ok) result.history = std::move(history);
   return result;
 }
 

@@ -3,11 +3,14 @@
 // docs/history-format.md that every checker relies on, plus per-model value
 // shapes.
 //
-// Rules, in the order they are checked for each event (line = position + 1):
+// Rules, in the order they are checked for each event (errors cite
+// LineOf(event): its line in the file):
 //  1. `index` equals the event's position in the history.
 //  2. `process` is >= 0 or kNemesisProcess; `f` is non-empty.
-//  3. `time`, when present, is >= 0 and not less than the latest earlier
-//     time (events without time are not compared).
+//  3. `time`, when present, is >= 0. A time earlier than the latest earlier
+//     time is not an error (Jepsen's histories step back by up to a
+//     millisecond; the history's order is the file's): the first one is
+//     kept as time_note().
 //  Client events only (nemesis events skip 4-7 and the model rules):
 //  4. An invoke needs the process to have no outstanding operation.
 //  5. An invoke by a process that has completed an operation with `info`
@@ -18,21 +21,24 @@
 //  7. Model shapes (only when `model` is a known model):
 //     register:      f is read or write.
 //     cas-register:  f is read, write or cas.
-//       read:  invoke value null; ok value int, string or null;
-//              fail/info value null.
+//       read:  ok value int, string or null; the invoke's (and a
+//              fail/info's) value is ignored, whatever it is.
 //       write: value (every type) int or string.
 //       cas:   value (every type) a 2-element array of int/string/null.
 //     kv:            f is get, put or append.
-//       get:   invoke value null; ok value a string; fail/info value null.
+//       get:   ok value a string; other values ignored.
 //       put, append: value (every type) a string.
 //     mutex:         f is acquire or release (values unconstrained, since
 //                    lock workloads carry fencing tokens there).
 //     list-append, rw-register: f is txn; value a list of [f, key, value]
 //                    micro-ops, f "append" (list-append) or "w"
 //                    (rw-register) with an int/string value, or "r";
-//                    keys int or string; a read's invoke value null; an
-//                    ok read a list of ints/strings or null (list-append)
-//                    or an int, string or null (rw-register).
+//                    keys int or string; a read's invoke value is
+//                    ignored; an ok read a list of ints/strings or null
+//                    (list-append) or an int, string or null (rw-register).
+//     Every other model name but "" (none): f "txn" is refused with a
+//     pointer to list-append and rw-register (a transactional history
+//     checked with a model that does not check transactions).
 //  An invoke with no completion by the end is fine (it counts as info).
 #include <memory>
 #include <string>
@@ -67,14 +73,14 @@ Model ModelOf(std::string_view name) {
 
 struct ProcessState {
   bool outstanding = false;
-  std::size_t invoke_pos = 0;  // position of the outstanding invoke
-  std::string invoke_f;        // its f and key (for messages and rule 6)
+  std::int64_t invoke_line = 0;  // line of the outstanding invoke
+  std::string invoke_f;          // its f and key (for messages and rule 6)
   Value invoke_key;
   bool crashed = false;  // completed with info
-  std::size_t info_pos = 0;
+  std::int64_t info_line = 0;
 };
 
-std::string Line(std::size_t pos) { return std::to_string(pos + 1); }
+std::string Line(std::int64_t line) { return std::to_string(line); }
 
 std::string Op(EventType type, const std::string& f, const Value& key) {
   std::string out = std::string(ToString(type)) + " " + f;
@@ -123,10 +129,8 @@ std::string CheckTxnShape(bool append, const Event& e) {
       }
       continue;
     }
-    if (e.type == EventType::kInvoke && !v.is_null()) {
-      return at + "is a read whose invoke value is " + v.ToJson() +
-             "; it must be null (the completion carries what was read)";
-    }
+    // A read's invoke value (null, or whatever the client put there) is
+    // ignored: the completion carries what was read.
     if (e.type != EventType::kOk || v.is_null()) continue;
     if (append) {
       bool scalars = v.is_list();
@@ -149,7 +153,6 @@ std::string CheckTxnShape(bool append, const Event& e) {
 // Returns an empty string when the value fits the model, else what is wrong.
 std::string CheckShape(Model model, const Event& e) {
   const Value& v = e.value;
-  const bool invoke = e.type == EventType::kInvoke;
   const bool ok = e.type == EventType::kOk;
   switch (model) {
     case Model::kNone:
@@ -166,9 +169,7 @@ std::string CheckShape(Model model, const Event& e) {
                  "integer, a string, or null when absent), not " +
                  std::string(KindName(v));
         }
-        if (v.is_null()) return {};
-        return "a read's " + std::string(invoke ? "invoke" : "fail/info") +
-               " value must be null, not " + std::string(KindName(v));
+        return {};  // an invoke's or fail/info's value: ignored
       }
       if (e.f == "write") {
         if (IsScalar(v)) return {};
@@ -199,9 +200,7 @@ std::string CheckShape(Model model, const Event& e) {
                  "for a missing key), not " +
                  std::string(KindName(v));
         }
-        if (v.is_null()) return {};
-        return "a get's " + std::string(invoke ? "invoke" : "fail/info") +
-               " value must be null, not " + std::string(KindName(v));
+        return {};  // an invoke's or fail/info's value: ignored
       }
       if (e.f == "put" || e.f == "append") {
         if (v.is_string()) return {};
@@ -218,12 +217,16 @@ std::string CheckShape(Model model, const Event& e) {
   return {};
 }
 
-ReadError At(std::size_t pos, std::string message) {
+ReadError At(const Event& e, std::string message) {
   ReadError err;
-  err.line = static_cast<std::int64_t>(pos) + 1;
+  err.line = LineOf(e);
   err.column = 0;
   err.message = std::move(message);
   return err;
+}
+
+bool IsTxnModel(Model m) {
+  return m == Model::kListAppend || m == Model::kRwRegister;
 }
 
 }  // namespace
@@ -257,79 +260,94 @@ std::optional<ReadError> WellFormedChecker::Check(const Event& e) {
   if (!processes_) processes_ = std::make_unique<Processes>();
   auto& processes = processes_->by_id;
   if (e.index != static_cast<std::int64_t>(i)) {
-    return At(i, "event has index " + std::to_string(e.index) +
+    return At(e, "event has index " + std::to_string(e.index) +
                      " but is at position " + std::to_string(i) +
                      "; indexes count events from 0");
   }
   if (e.process < 0 && e.process != kNemesisProcess) {
-    return At(i, "process " + std::to_string(e.process) +
+    return At(e, "process " + std::to_string(e.process) +
                      " is negative; processes are >= 0 or \"nemesis\"");
   }
-  if (e.f.empty()) return At(i, "event has an empty \"f\"");
+  if (e.f.empty()) return At(e, "event has an empty \"f\"");
   if (e.time) {
-    if (*e.time < 0) return At(i, "time is negative");
-    if (last_time_ && *e.time < *last_time_) {
-      return At(i, "time " + std::to_string(*e.time) +
-                       " is earlier than time " + std::to_string(*last_time_) +
-                       " at line " + Line(last_time_pos_) +
-                       "; times must be non-decreasing (one monotonic "
-                       "clock, events written in the order observed)");
+    if (*e.time < 0) return At(e, "time is negative");
+    if (last_time_ && *e.time < *last_time_ && !time_note_) {
+      time_note_ =
+          At(e, "time " + std::to_string(*e.time) + " is " +
+                    std::to_string(*last_time_ - *e.time) +
+                    " ns earlier than time " + std::to_string(*last_time_) +
+                    " at line " + Line(last_time_line_) +
+                    "; the history's order is the file's (as Jepsen's "
+                    "checkers read it), so operations are ordered by their "
+                    "position in the file, not by time");
     }
-    last_time_ = e.time;
-    last_time_pos_ = i;
+    if (!last_time_ || *e.time >= *last_time_) {
+      last_time_ = e.time;
+      last_time_line_ = LineOf(e);
+    }
   }
   if (e.is_nemesis()) return std::nullopt;
+  if (e.f == "txn" && !model_name.empty() && !IsTxnModel(model)) {
+    return At(
+        e, Op(e.type, e.f, e.key) + " by process " + std::to_string(e.process) +
+               ": a transaction (f txn, a list of micro-ops), which model " +
+               model_name +
+               " does not check; check transactional histories with --model "
+               "list-append (micro-ops [\"append\", k, v] and [\"r\", k, "
+               "nil]) or --model rw-register ([\"w\", k, v] and [\"r\", k, "
+               "nil])");
+  }
   ProcessState& ps = processes[e.process];
   const std::string proc = "process " + std::to_string(e.process);
   if (e.type == EventType::kInvoke) {
     if (ps.crashed) {
-      return At(i, proc + " invokes " + e.f + " after its operation " +
-                       "completed with info at line " + Line(ps.info_pos) +
+      return At(e, proc + " invokes " + e.f + " after its operation " +
+                       "completed with info at line " + Line(ps.info_line) +
                        "; after an info the worker must continue under a "
                        "fresh process id");
     }
     if (ps.outstanding) {
-      return At(i, proc + " invokes " + e.f + " while its " +
+      return At(e, proc + " invokes " + e.f + " while its " +
                        Op(EventType::kInvoke, ps.invoke_f, ps.invoke_key) +
-                       " from line " + Line(ps.invoke_pos) +
+                       " from line " + Line(ps.invoke_line) +
                        " is still outstanding; a process has at most one "
                        "operation in flight");
     }
     ps.outstanding = true;
-    ps.invoke_pos = i;
+    ps.invoke_line = LineOf(e);
     ps.invoke_f = e.f;
     ps.invoke_key = e.key;
   } else {
     if (!ps.outstanding) {
-      return At(i, proc + " completes " + e.f + " (" +
+      return At(e, proc + " completes " + e.f + " (" +
                        std::string(ToString(e.type)) +
                        ") but has no outstanding invoke" +
                        (ps.crashed ? " (it already completed with info "
                                      "at line " +
-                                         Line(ps.info_pos) + ")"
+                                         Line(ps.info_line) + ")"
                                    : std::string()));
     }
     if (ps.invoke_f != e.f) {
-      return At(i, proc + " completes " + e.f + " but its outstanding " +
-                       "invoke at line " + Line(ps.invoke_pos) + " is " +
+      return At(e, proc + " completes " + e.f + " but its outstanding " +
+                       "invoke at line " + Line(ps.invoke_line) + " is " +
                        ps.invoke_f + "; a completion repeats its invoke's f");
     }
     if (!ps.invoke_key.is_null() && !e.key.is_null() &&
         ps.invoke_key != e.key) {
-      return At(i, proc + " completes " + e.f + " on key " + e.key.ToJson() +
+      return At(e, proc + " completes " + e.f + " on key " + e.key.ToJson() +
                        " but invoked it on key " + ps.invoke_key.ToJson() +
-                       " at line " + Line(ps.invoke_pos));
+                       " at line " + Line(ps.invoke_line));
     }
     ps.outstanding = false;
     ps.invoke_key = Value();
     if (e.type == EventType::kInfo) {
       ps.crashed = true;
-      ps.info_pos = i;
+      ps.info_line = LineOf(e);
     }
   }
   std::string shape = CheckShape(model, e);
   if (!shape.empty()) {
-    return At(i, Op(e.type, e.f, e.key) + " by " + proc + ": " + shape +
+    return At(e, Op(e.type, e.f, e.key) + " by " + proc + ": " + shape +
                      " (model " + model_name + ")");
   }
   return std::nullopt;

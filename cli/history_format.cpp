@@ -25,8 +25,22 @@ std::string Extension(std::string_view path) {
   return Lower(base.substr(dot));
 }
 
-// The first line with something other than whitespace, left-trimmed.
+// Detection and suggestions look at this much of the file only, so a
+// large file is not read to decide how to read it.
+constexpr std::size_t kSampleBytes = 64u << 10;
+
+// `text` cut to kSampleBytes at a line boundary (whole when shorter).
+std::string_view Sample(std::string_view text) {
+  if (text.size() <= kSampleBytes) return text;
+  std::string_view head = text.substr(0, kSampleBytes);
+  std::size_t nl = head.rfind('\n');
+  return nl == std::string_view::npos ? head : head.substr(0, nl + 1);
+}
+
+// The first line with something other than whitespace, left-trimmed (of
+// the text's first kSampleBytes).
 std::string_view FirstLine(std::string_view text) {
+  text = text.substr(0, kSampleBytes);
   std::size_t pos = 0;
   // A UTF-8 byte order mark is not content.
   if (text.substr(0, 3) == "\xEF\xBB\xBF") pos = 3;
@@ -93,10 +107,16 @@ std::optional<HistoryFormat> SuggestFormat(std::string_view text,
   constexpr std::array<HistoryFormat, 3> kOrder = {HistoryFormat::kJsonl,
                                                    HistoryFormat::kJepsenEdn,
                                                    HistoryFormat::kPorcupine};
+  const std::string_view sample = Sample(text);
   for (HistoryFormat f : kOrder) {
     if (f == failed) continue;
-    checkers::ReadResult r = checkers::ParseHistory(text, f);
-    if (r.ok && !r.history.empty()) return f;
+    std::size_t events = 0;
+    checkers::ReadResult r = checkers::StreamHistory(
+        sample, f, [&](const checkers::Event&, std::size_t) {
+          ++events;
+          return true;
+        });
+    if (r.ok && events > 0) return f;
   }
   return std::nullopt;
 }

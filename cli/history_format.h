@@ -31,9 +31,10 @@ FormatChoice DetectHistoryFormat(std::string_view path, std::string_view text);
 std::string_view FormatName(checkers::HistoryFormat format);
 std::optional<checkers::HistoryFormat> FormatFromName(std::string_view name);
 
-// A format other than `failed` whose reader reads `text` without an error
-// and finds at least one event, tried in the order jsonl, edn, porcupine;
-// nullopt when none does.
+// A format other than `failed` whose reader reads the beginning of `text`
+// (its first 64 KiB, cut at a line boundary) without an error and finds at
+// least one event, tried in the order jsonl, edn, porcupine; nullopt when
+// none does. Detection too looks at the first 64 KiB only.
 std::optional<checkers::HistoryFormat> SuggestFormat(
     std::string_view text, checkers::HistoryFormat failed);
 

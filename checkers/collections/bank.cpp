@@ -36,7 +36,7 @@ std::string ShapeProblem(const Event& e) {
         v.Find("amount") && v.Find("amount")->is_int()) {
       return {};
     }
-    return LineOf(e) +
+    return LineText(e) +
            ": a bank transfer's invoke value must be {\"from\": account, "
            "\"to\": account, \"amount\": integer} (accounts as strings or "
            "integers), not " +
@@ -49,7 +49,7 @@ std::string ShapeProblem(const Event& e) {
                               [](const auto& f) { return f.second.is_int(); });
       if (ints) return {};
     }
-    return LineOf(e) +
+    return LineText(e) +
            ": a bank read that completes ok must carry an object mapping "
            "each account name to its integer balance, e.g. {\"a\":60,\"b\":"
            "40}, not " +

@@ -57,8 +57,8 @@ Verdict Malformed(std::string_view checker, const std::string& problem) {
   return v;
 }
 
-std::string LineOf(const Event& e) {
-  return "line " + std::to_string(e.index + 1);
+std::string LineText(const Event& e) {
+  return "line " + std::to_string(LineOf(e));
 }
 
 void Key(std::string& out, std::string_view name) {

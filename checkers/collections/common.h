@@ -45,8 +45,8 @@ std::optional<std::string> StructureProblem(const History& h);
 // `problem` (which names the line) in the summary.
 Verdict Malformed(std::string_view checker, const std::string& problem);
 
-// "line L" of event `e` (its index + 1), for shape messages.
-std::string LineOf(const Event& e);
+// "line L" of event `e` (its LineOf, history.h), for shape messages.
+std::string LineText(const Event& e);
 
 // JSON helpers: `"name":` and a value. The caller adds commas.
 void Key(std::string& out, std::string_view name);

@@ -30,7 +30,7 @@ struct Violation {
 std::string ShapeProblem(const Event& e) {
   if (e.f == "add" && e.is_invoke()) {
     if (e.value.is_int() && e.value.as_int() >= 0) return {};
-    return LineOf(e) +
+    return LineText(e) +
            ": a counter add's invoke value must be the increment, a "
            "non-negative integer, not " +
            (e.value.is_int() ? e.value.ToJson()
@@ -38,7 +38,7 @@ std::string ShapeProblem(const Event& e) {
   }
   if (e.f == "read" && e.type == EventType::kOk) {
     if (e.value.is_int()) return {};
-    return LineOf(e) +
+    return LineText(e) +
            ": a counter read that completes ok must carry the value read, an "
            "integer, not " +
            std::string(KindName(e.value));
@@ -120,7 +120,7 @@ Verdict CheckCounter(const History& h, const CounterOptions& options) {
         o.amount = e.value.as_int();
         if (outcome[i] != EventType::kFail &&
             __builtin_add_overflow(possible, o.amount, &possible)) {
-          overflow = LineOf(e) + ": the sum of increments overflows int64";
+          overflow = LineText(e) + ": the sum of increments overflows int64";
         }
       } else {
         o.lower = acked;
@@ -134,7 +134,7 @@ Verdict CheckCounter(const History& h, const CounterOptions& options) {
     if (e.f == "add") {
       if (e.type == EventType::kOk &&
           __builtin_add_overflow(acked, o.amount, &acked)) {
-        overflow = LineOf(e) + ": the sum of increments overflows int64";
+        overflow = LineText(e) + ": the sum of increments overflows int64";
       }
       continue;
     }

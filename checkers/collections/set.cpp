@@ -66,7 +66,7 @@ bool IsElement(const Value& v) { return v.is_int() || v.is_string(); }
 std::string ShapeProblem(const Event& e) {
   if (e.f == "add" && e.is_invoke()) {
     if (IsElement(e.value)) return {};
-    return LineOf(e) +
+    return LineText(e) +
            ": a set add's invoke value must be the element added, an "
            "integer or a string, not " +
            std::string(KindName(e.value));
@@ -76,7 +76,7 @@ std::string ShapeProblem(const Event& e) {
                                          e.value.as_list().end(), IsElement)) {
       return {};
     }
-    return LineOf(e) +
+    return LineText(e) +
            ": a set read that completes ok must carry the list of every "
            "element in the set (integers or strings), not " +
            (e.value.is_list() ? e.value.ToJson()
@@ -125,8 +125,9 @@ class Checker {
       if (inv.f == "add") {
         Elem& e = Find(inv.value);
         if (e.has_add) {
-          return LineOf(inv) + ": element " + Show(inv.value) +
-                 " is added a second time (first at " + LineOf(h_[e.add_inv]) +
+          return LineText(inv) + ": element " + Show(inv.value) +
+                 " is added a second time (first at " +
+                 LineText(h_[e.add_inv]) +
                  "); set elements must be unique per history";
         }
         e.has_add = true;

@@ -135,14 +135,16 @@ Verdict Analyze(Inference inference, const TxnOptions& options) {
   f.gave_up = inf.gave_up;
   CycleSearch search;
   if (f.gave_up.empty()) {
-    Limits limits{options.deadline, options.memory_limit_bytes};
+    Limits limits{options.deadline, options.memory_limit_bytes,
+                  options.memory_in_use ? &options.memory_in_use : nullptr};
     LimitCheck check(limits);
     FullGraph g = BuildFullGraph(inf.graph, inf.set);
     f.realtime = g.realtime_edges;
     f.process = g.process_edges;
-    const std::uint64_t bytes = SetBytes(inf.set) + inf.graph.MemoryBytes() +
-                                g.MemoryBytes() +
-                                static_cast<std::uint64_t>(g.nodes()) * 16;
+    const std::uint64_t bytes = check.Measured([&] {
+      return SetBytes(inf.set) + inf.graph.MemoryBytes() + g.MemoryBytes() +
+             static_cast<std::uint64_t>(g.nodes()) * 16;
+    });
     if (check.OverMemory(bytes)) {
       f.gave_up = check.MemoryMessage(bytes) + " while building the graph";
     } else if (check.Expired()) {

@@ -12,7 +12,8 @@ namespace faultline::checkers::txn {
 namespace {
 
 Limits LimitsOf(const TxnOptions& options) {
-  return Limits{options.deadline, options.memory_limit_bytes};
+  return Limits{options.deadline, options.memory_limit_bytes,
+                options.memory_in_use ? &options.memory_in_use : nullptr};
 }
 
 Verdict CheckHistory(const History& history, Workload workload,

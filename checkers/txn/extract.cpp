@@ -73,7 +73,7 @@ class TxnExtractor::Impl {
     TxnSet& s = result_.set;
     if (e.is_nemesis()) return;
     if (e.f != "txn") {
-      return Fail(i, "client operation with f \"" + e.f + "\"; a " +
+      return Fail(e, "client operation with f \"" + e.f + "\"; a " +
                          WorkloadName() +
                          " history holds only transactions (f \"txn\")");
     }
@@ -81,8 +81,9 @@ class TxnExtractor::Impl {
       Txn t;
       t.process = e.process;
       t.invoke_index = static_cast<std::int64_t>(i);
+      t.invoke_line = TxnLine(e);
       t.mop_begin = static_cast<std::uint32_t>(s.mops.size());
-      if (!ParseMops(e.value, /*ok=*/false, t)) return Fail(i, why_);
+      if (!ParseMops(e.value, /*ok=*/false, t)) return Fail(e, why_);
       auto id = static_cast<TxnId>(s.txns.size());
       s.txns.push_back(t);
       // A second invoke while one is open (not well-formed): the first
@@ -92,7 +93,7 @@ class TxnExtractor::Impl {
     }
     auto it = pending_.find(e.process);
     if (it == pending_.end()) {
-      return Fail(i, std::string("a completion (") +
+      return Fail(e, std::string("a completion (") +
                          std::string(ToString(e.type)) + ") by process " +
                          std::to_string(e.process) +
                          " with no transaction of that process open");
@@ -102,7 +103,7 @@ class TxnExtractor::Impl {
     t.complete_index = static_cast<std::int64_t>(i);
     if (e.type == EventType::kOk) {
       t.status = Status::kOk;
-      if (!ParseMops(e.value, /*ok=*/true, t)) return Fail(i, why_);
+      if (!ParseMops(e.value, /*ok=*/true, t)) return Fail(e, why_);
     } else {
       t.status = e.type == EventType::kFail ? Status::kFail : Status::kInfo;
     }
@@ -131,10 +132,9 @@ class TxnExtractor::Impl {
   }
 
   // Keeps the error and drops what was extracted (as ExtractTxns did).
-  void Fail(std::size_t index, std::string message) {
+  void Fail(const Event& e, std::string message) {
     ExtractResult r;
-    r.error =
-        ReadError{static_cast<std::int64_t>(index) + 1, 0, std::move(message)};
+    r.error = ReadError{LineOf(e), 0, std::move(message)};
     result_ = std::move(r);
     cache_.clear();
     cache_.shrink_to_fit();
@@ -163,7 +163,7 @@ class TxnExtractor::Impl {
     if (ok && list.size() != t.mop_count) {
       why_ = "the completion has " + std::to_string(list.size()) +
              " micro-ops but its invocation (line " +
-             std::to_string(t.invoke_index + 1) + ") had " +
+             std::to_string(t.invoke_line) + ") had " +
              std::to_string(t.mop_count);
       return false;
     }
@@ -229,7 +229,7 @@ class TxnExtractor::Impl {
       if (inv.kind != mop.kind || inv.key != mop.key) {
         return Bad(n, m,
                    "differs in f or key from the invocation's (line " +
-                       std::to_string(t.invoke_index + 1) + ")");
+                       std::to_string(t.invoke_line) + ")");
       }
       inv = mop;
     }

@@ -89,7 +89,17 @@ class LimitCheck {
   }
   std::string MemoryMessage(std::uint64_t bytes) const {
     return "memory limit of " + std::to_string(limits_.memory_limit_bytes) +
-           " bytes exceeded (about " + std::to_string(bytes) + " bytes in use)";
+           " bytes exceeded (" +
+           (limits_.meter != nullptr ? std::string("the process holds ")
+                                     : std::string("about ")) +
+           std::to_string(bytes) + " bytes" +
+           (limits_.meter != nullptr ? "" : " in use") + ")";
+  }
+  // The bytes to compare with the limit: the meter's reading when there is
+  // one, else `estimate()`.
+  template <typename Estimate>
+  std::uint64_t Measured(Estimate estimate) const {
+    return limits_.meter != nullptr ? (*limits_.meter)() : estimate();
   }
 
   // Adds `n` steps of work done outside Step (inner loops of an inference).
@@ -108,7 +118,7 @@ class LimitCheck {
                                  std::to_string(done) + " of " +
                                  std::to_string(total) + " " + noun;
     if (Expired()) return "deadline reached after " + progress;
-    const std::uint64_t bytes = bytes_in_use();
+    const std::uint64_t bytes = Measured(bytes_in_use);
     if (OverMemory(bytes)) return MemoryMessage(bytes) + " after " + progress;
     return {};
   }

@@ -285,12 +285,11 @@ class Inferrer {
         std::uint32_t had = ex_->writers.Insert(PairKey(key, m.value), a);
         if (had != FlatMap64::kAbsent) {
           inf_->error = ReadError{
-              s.txns[t].invoke_index + 1, 0,
+              s.txns[t].invoke_line, 0,
               "value " + ex_->view.Val(m.value) + " is appended to key " +
                   ex_->view.Key(key) + " a second time (first by " +
                   TxnName(ex_->appends[had].txn) + ", invoked on line " +
-                  std::to_string(s.txns[ex_->appends[had].txn].invoke_index +
-                                 1) +
+                  std::to_string(s.txns[ex_->appends[had].txn].invoke_line) +
                   "); list-append needs every value appended to a key to be "
                   "unique over the history"};
           return false;

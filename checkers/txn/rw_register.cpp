@@ -202,11 +202,11 @@ class Inferrer {
         if (had != FlatMap64::kAbsent) {
           TxnId first = ex_->writes[had].txn;
           inf_->error = ReadError{
-              s.txns[t].invoke_index + 1, 0,
+              s.txns[t].invoke_line, 0,
               "value " + v.Val(m.value) + " is written to key " + v.Key(key) +
                   " a second time (first by " + TxnName(first) +
                   ", invoked on line " +
-                  std::to_string(s.txns[first].invoke_index + 1) +
+                  std::to_string(s.txns[first].invoke_line) +
                   "); rw-register needs every value written to a key to be "
                   "unique over the history"};
           return false;

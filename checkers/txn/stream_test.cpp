@@ -50,12 +50,13 @@ void Compare(const std::string& text, Workload w, const TxnOptions& opts) {
   TxnHistoryBuilder hinted(w);
   TxnHistoryBuilder unhinted(w);
   hinted.Reserve(CountJsonlEvents(text));
-  ReadResult streamed = StreamJsonl(text, [&](const Event& e) {
+  ReadResult streamed = StreamJsonl(text, [&](const Event& e, std::size_t) {
     streamed_lines.push_back(ToJsonLine(e));
     if (!wf.Add(e)) {
       hinted.Add(e);
       unhinted.Add(e);
     }
+    return true;
   });
   REQUIRE(streamed.ok == full.ok);
   CHECK(streamed.warnings == full.warnings);

@@ -43,6 +43,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -71,6 +72,11 @@ struct TxnOptions {
   // Give up (unknown) when the checker's own structures exceed this many
   // bytes (an estimate). 0: no limit.
   std::uint64_t memory_limit_bytes = 0;
+  // When set, memory_limit_bytes bounds what this returns instead: the
+  // caller's measure of all the memory it holds (faultline check passes the
+  // process's resident set). Sampled where the estimate would be (every
+  // 65,536 steps of the inference and once the graph is built).
+  std::function<std::uint64_t()> memory_in_use;
   // Cycles explained in full per anomaly type (more are counted).
   int max_cycles_per_type = 3;
 };
@@ -80,8 +86,8 @@ enum class Workload : std::uint8_t { kListAppend, kRwRegister };
 class TxnExtractor;  // txn_internal.h
 
 // A transactional history checked without keeping it: Add each event in
-// history order (nemesis events included; an event's line is the number
-// added before it + 1, as for a History read from a file), then Finish.
+// history order (nemesis events included; messages cite an event's
+// LineOf, history.h: its line in the file), then Finish.
 // Only the checker's compact structures are kept (interned keys and values,
 // micro-ops), not the events. Finish gives the verdict CheckListAppend
 // (Workload::kListAppend) or CheckRwRegister (kRwRegister) gives on a

@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -52,6 +53,9 @@ enum class Status : std::uint8_t { kOk, kInfo, kFail };
 struct Txn {
   std::int64_t process = 0;
   Status status = Status::kInfo;
+  // The invocation's line in the file (LineOf, history.h), for messages;
+  // saturates at UINT32_MAX (it fills padding: Txn stays 40 bytes).
+  std::uint32_t invoke_line = 0;
   // Event indices (History position, == Event::index for histories read
   // from a file). complete_index is -1 when the invoke never completed
   // (treated as info).
@@ -62,6 +66,14 @@ struct Txn {
   std::uint32_t mop_begin = 0;
   std::uint32_t mop_count = 0;
 };
+
+// Txn::invoke_line of an event.
+inline std::uint32_t TxnLine(const Event& e) {
+  const std::int64_t line = LineOf(e);
+  return line >= static_cast<std::int64_t>(UINT32_MAX)
+             ? UINT32_MAX
+             : static_cast<std::uint32_t>(line);
+}
 
 // Every client transaction of a history, in invocation order. Keys and
 // values are interned: keys[KeyId], values[ValueId].
@@ -177,6 +189,9 @@ class EdgeExplainer {
 struct Limits {
   std::optional<std::chrono::steady_clock::time_point> deadline;
   std::uint64_t memory_limit_bytes = 0;  // 0: none
+  // TxnOptions::memory_in_use (may be null): when set, the limit bounds
+  // what it reads rather than the checker's estimate.
+  const std::function<std::uint64_t()>* meter = nullptr;
 };
 
 struct Inference {
