@@ -5,9 +5,12 @@
 // delta-debugged minimal history in JSONL.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <limits>
+#include <memory>
 #include <random>
 #include <sstream>
 
+#include "checkers/linear_internal.h"
 #include "checkers/linearizable.h"
 #include "checkers/reference.h"
 #include "checkers/sim.h"
@@ -51,13 +54,15 @@ SimOptions RandomOptions(std::uint64_t seed) {
   return s;
 }
 
-// The three checker configurations compared with the reference: default,
-// without pruning, without quiescent splitting.
+// The three checker configurations compared with the reference: default
+// (the unique-value fast path, then the search), and the search alone
+// without pruning or without quiescent splitting.
 Verdict FastVerdict(const History& h, const std::string& model, int variant) {
   LinearizableOptions o;
   o.model = model;
   o.prune = variant != 1;
   o.split_quiescent = variant != 2;
+  o.unique_fast_path = variant == 0;
   return CheckLinearizable(h, o);
 }
 Validity Fast(const History& h, const std::string& model, int variant) {
@@ -69,6 +74,13 @@ long Counter(const std::string& json, const std::string& name) {
   std::size_t at = json.find("\"" + name + "\":");
   if (at == std::string::npos) return -1;
   return std::stol(json.substr(at + name.size() + 3));
+}
+
+// The failure's "at" object ({"index":N,"s":...}) from details_json.
+std::string At(const std::string& json) {
+  std::size_t at = json.find("\"at\":{");
+  if (at == std::string::npos) return "-";
+  return json.substr(at, json.find('}', at) - at);
 }
 
 // The checker's verdict matches the reference's. A history with no ok
@@ -152,6 +164,7 @@ TEST_CASE("differential: checker agrees with brute force on 100k histories",
   int pruned = 0;
   int closed = 0;
   int split = 0;
+  int summary_differs = 0, both_invalid = 0;
   for (int n = 0; n < kHistories; ++n) {
     std::uint64_t seed = kBaseSeed + static_cast<std::uint64_t>(n);
     SimOptions s = RandomOptions(seed);
@@ -178,6 +191,32 @@ TEST_CASE("differential: checker agrees with brute force on 100k histories",
           ++split;
         }
       }
+      // The fast path's violations are confirmed by the search: an order
+      // the search finds where the fast path saw none is a disagreement.
+      if (Counter(v.details_json, "fast_path_overruled") > 0) {
+        FAIL_CHECK("fast path overruled by the search: history seed "
+                   << seed << ", model " << s.model);
+        ++disagreements;
+      }
+      // Both paths report the same earliest violation.
+      if (variant == 0 && got == Validity::kInvalid) {
+        LinearizableOptions search;
+        search.model = s.model;
+        search.unique_fast_path = false;
+        Verdict sv = CheckLinearizable(h, search);
+        // The prefixes may differ where several reach the blocker, and
+        // with them the state the summary names.
+        if (sv.summary != v.summary) ++summary_differs;
+        ++both_invalid;
+        if (At(sv.details_json) != At(v.details_json)) {
+          FAIL_CHECK(
+              "fast path and search place the violation differently: "
+              "history seed "
+              << seed << ", model " << s.model << ": fast "
+              << At(v.details_json) << ", search " << At(sv.details_json));
+          ++disagreements;
+        }
+      }
       if (Agree(h, got, ref.validity)) continue;
       ++disagreements;
       History small = Minimize(h, s.model, variant);
@@ -202,8 +241,97 @@ TEST_CASE("differential: checker agrees with brute force on 100k histories",
   CHECK(pruned > kHistories / 10);
   CHECK(closed > kHistories / 50);
   CHECK(split > kHistories / 10);
+  WARN("fast path and search summaries differ (the state reached) on "
+       << summary_differs << " of " << both_invalid << " violations");
   WARN("invalid " << invalid << ", crashed " << crashed << ", pruned " << pruned
                   << ", closed " << closed << ", split " << split);
+}
+
+// Whether `order` (indices into p.ops) is a linearization of p: every
+// mandatory op appears once, each step is legal in the model, and no op
+// comes after one that was called after it returned.
+bool IsLinearization(const linear::Partition& p, const Model& model,
+                     const std::vector<std::size_t>& order) {
+  std::vector<int> seen(p.ops.size(), 0);
+  Value state = model.Init();
+  std::int64_t latest_call = std::numeric_limits<std::int64_t>::min();
+  for (std::size_t i : order) {
+    if (i >= p.ops.size() || seen[i]++ != 0) return false;
+    const linear::Op& op = p.ops[i];
+    if (op.ret < latest_call)
+      return false;  // returned before one placed
+                     // earlier was called
+    latest_call = std::max(latest_call, op.call);
+    StepResult r = model.Step(state, op.Make());
+    if (!r.ok) return false;
+    state = r.next;
+  }
+  for (std::size_t i = 0; i < p.ops.size(); ++i) {
+    if (p.ops[i].mandatory() && seen[i] == 0) return false;
+  }
+  return true;
+}
+
+TEST_CASE("differential: the unique-value fast path decides exactly",
+          "[linearizable][differential]") {
+  // Its own decision, before the search sees anything, against the brute
+  // force; and its witness order checked op by op.
+  int compared = 0, valid = 0, invalid = 0, crashed = 0;
+  for (int n = 0; n < kHistories / 2; ++n) {
+    std::uint64_t seed = kBaseSeed + 7777777 + static_cast<std::uint64_t>(n);
+    SimOptions s = RandomOptions(seed);
+    s.unique_values = true;
+    if (n % 3 == 0) s.ops = 2 * s.ops;  // longer ones, still under 62
+    History h = Simulate(s);
+    ReferenceResult ref = CheckReference(h, s.model);
+    if (!ref.error.empty()) continue;
+    std::unique_ptr<Model> model = MakeModel(s.model);
+    linear::BuildResult built = linear::BuildPartitions(h, *model);
+    REQUIRE(built.error.empty());
+    bool applies = true, all_valid = true;
+    for (linear::Partition& p : built.partitions) {
+      linear::Partition before = p;
+      linear::UniqueResult u = linear::CheckUnique(p, *model, true);
+      if (!u.applies) {
+        applies = false;
+        CHECK(p.ops.size() == before.ops.size());
+        break;
+      }
+      if (u.valid) {
+        if (!IsLinearization(p, *model, u.order)) {
+          FAIL_CHECK("fast path witness is not a linearization: seed "
+                     << seed << ", model " << s.model);
+        }
+      } else {
+        all_valid = false;
+      }
+    }
+    if (!applies) continue;
+    ++compared;
+    if (std::any_of(h.begin(), h.end(), [](const Event& e) {
+          return e.type == EventType::kInfo;
+        })) {
+      ++crashed;
+    }
+    Validity fast = all_valid ? Validity::kValid : Validity::kInvalid;
+    (fast == Validity::kValid ? valid : invalid)++;
+    if (fast != ref.validity) {
+      std::ostringstream text;
+      for (const Event& e : h) text << ToJsonLine(e) << "\n";
+      FAIL_CHECK("fast path: history seed "
+                 << seed << ", model " << s.model << ": reference "
+                 << ToString(ref.validity) << ", fast path " << ToString(fast)
+                 << "\nhistory:\n"
+                 << text.str());
+      return;
+    }
+  }
+  CHECK(compared > kHistories / 4);
+  CHECK(valid > compared / 10);
+  CHECK(invalid > compared / 10);
+  CHECK(crashed > compared / 5);
+  WARN("fast path compared " << compared << ": valid " << valid << ", invalid "
+                             << invalid << ", crashed " << crashed);
 }
 
 }  // namespace

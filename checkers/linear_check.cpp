@@ -24,6 +24,8 @@ struct KeyResult {
   std::vector<std::int64_t> witness;  // invoke indices in order
   std::uint64_t memo_entries = 0;
   std::size_t segments = 0;
+  bool fast = false;       // the unique-value fast path decided this key
+  bool overruled = false;  // it said invalid, the search found an order
 };
 
 // A violation in segment `failed_at` > 0 starts from a state the earlier
@@ -73,7 +75,49 @@ KeyResult CheckPartition(Partition& p, const Model& model,
                          const linear::Limits& limits,
                          std::atomic<std::int64_t>& bound) {
   KeyResult out;
-  if (options.prune) linear::Prune(p, model);
+  bool fast_invalid = false;
+  if (options.unique_fast_path) {
+    linear::UniqueResult u = linear::CheckUnique(p, model, options.witness);
+    if (u.applies && u.valid) {
+      out.fast = true;
+      out.outcome = Outcome::kOk;
+      out.segments = linear::QuiescentSplits(p).size();
+      for (std::size_t i : u.order) {
+        out.witness.push_back(p.ops[i].invoke_index());
+      }
+      return out;
+    }
+    if (u.applies && u.prefix_found) {
+      // The violation and a prefix that gets to it, as the search would
+      // report them: explained the same way.
+      out.fast = true;
+      out.outcome = Outcome::kViolation;
+      out.at = u.blocker_ret;
+      out.segments = linear::QuiescentSplits(p).size();
+      LowerBound(bound, u.blocker_ret);
+      linear::StateTable table(model, p);
+      std::uint32_t init = table.Intern(model.Init());
+      linear::SegmentResult r;
+      r.outcome = Outcome::kViolation;
+      r.best_prefix = std::move(u.prefix);
+      r.best_start = init;
+      Value state = model.Init();
+      for (std::size_t i : r.best_prefix) {
+        StepResult step = model.Step(state, p.ops[i].Make());
+        if (!step.ok) break;  // cannot happen: the prefix was decided
+        state = std::move(step.next);
+      }
+      r.best_state = table.Intern(state);
+      r.best_ret = u.blocker_ret;
+      r.seg_begin = 0;
+      r.seg_end = p.ops.size();
+      out.explanation = linear::Explain(p, model, table, r);
+      return out;
+    }
+    // Not applicable, or (never seen) no prefix: the search decides.
+    fast_invalid = u.applies;
+  }
+  if (options.prune && !fast_invalid) linear::Prune(p, model);
   if (p.ops.empty()) {
     out.outcome = Outcome::kOk;
     return out;
@@ -138,6 +182,7 @@ KeyResult CheckPartition(Partition& p, const Model& model,
     if (!retry) break;
   }
   out.outcome = Outcome::kOk;
+  out.overruled = fast_invalid;
   if (options.witness && !done.empty()) {
     // Walk back from the last segment's end state through the start states.
     std::vector<std::vector<std::size_t>> orders;
@@ -295,7 +340,7 @@ Verdict CheckLinearizable(const History& history,
     for (std::thread& t : pool) t.join();
   }
 
-  std::size_t pruned = 0, closed = 0, segments = 0;
+  std::size_t pruned = 0, closed = 0, segments = 0, fast = 0, overruled = 0;
   std::uint64_t memo = 0;
   // The earliest violation in time; among equal ones, the key that
   // appears first in the history. Both are independent of scheduling.
@@ -309,6 +354,8 @@ Verdict CheckLinearizable(const History& history,
     closed += parts[i].closed;
     segments += results[i].segments;
     memo += results[i].memo_entries;
+    if (results[i].fast) ++fast;
+    if (results[i].overruled) ++overruled;
     if (results[i].outcome == Outcome::kViolation &&
         (bad == nullptr || results[i].at < bad->at)) {
       bad = &results[i];
@@ -331,6 +378,9 @@ Verdict CheckLinearizable(const History& history,
   j += ",\"closed\":" + std::to_string(closed);
   j += ",\"segments\":" + std::to_string(segments);
   j += ",\"memo_entries\":" + std::to_string(memo);
+  j += ",\"fast_path_keys\":" + std::to_string(fast);
+  if (overruled != 0)
+    j += ",\"fast_path_overruled\":" + std::to_string(overruled);
   j += ",\"peak_bytes\":" + std::to_string(budget.peak.load());
 
   if (bad != nullptr) {

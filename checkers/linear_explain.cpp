@@ -123,16 +123,17 @@ void AppendOpJson(std::string& out, const Op& op) {
 Explanation Explain(const Partition& p, const Model& model, StateTable& table,
                     const SegmentResult& failed) {
   Explanation ex;
-  std::unordered_set<std::size_t> in_prefix(failed.best_prefix.begin(),
-                                            failed.best_prefix.end());
-  const Value& state = table.Get(failed.best_state);
-  const Value& start = table.Get(failed.best_start);
+  std::vector<char> in_prefix(p.ops.size(), 0);
+  for (std::size_t i : failed.best_prefix) in_prefix[i] = 1;
+  // Copies: table.Step below may intern new states and move the table's.
+  const Value state = table.Get(failed.best_state);
+  const Value start = table.Get(failed.best_start);
 
   // The op whose return the prefix could not get past: the unlinearized
   // mandatory op of the segment that returns first.
   std::size_t blocker = failed.seg_end;
   for (std::size_t i = failed.seg_begin; i < failed.seg_end; ++i) {
-    if (in_prefix.count(i) != 0 || !p.ops[i].mandatory()) continue;
+    if (in_prefix[i] != 0 || !p.ops[i].mandatory()) continue;
     if (blocker == failed.seg_end || p.ops[i].ret < p.ops[blocker].ret) {
       blocker = i;
     }
@@ -148,7 +149,7 @@ Explanation Explain(const Partition& p, const Model& model, StateTable& table,
   std::vector<Stuck> stuck;
   std::int64_t window_lo = horizon;
   for (std::size_t i = failed.seg_begin; i < failed.seg_end; ++i) {
-    if (in_prefix.count(i) != 0 || p.ops[i].call >= horizon) continue;
+    if (in_prefix[i] != 0 || p.ops[i].call >= horizon) continue;
     std::int64_t ns = table.Step(failed.best_state, i);
     Stuck s{i, ns < 0, ""};
     if (ns < 0) {

@@ -93,6 +93,29 @@ BuildResult BuildPartitions(const History& history, const Model& model,
 // op observed.
 void Prune(Partition& p, const Model& model);
 
+// The unique-value fast path (linear_unique.cpp): for models with a
+// ValueFlow whose ops produce pairwise distinct values, none the initial
+// one, decides exactly in O(n log n) whether `p` is linearizable. When it
+// applies it also closes crashed producers that mandatory ops observe and
+// drops crashed ops nothing mandatory needs (p.pruned, p.closed count
+// them), so that the search, run on `p` to explain a violation, sees only
+// mandatory ops. When it does not apply, `p` is unchanged.
+// On a violation it also finds the earliest one, as the search defines it
+// (the first return no linearizable prefix gets past), and a linearizable
+// prefix that gets there, so the violation is explained without a search.
+struct UniqueResult {
+  bool applies = false;
+  bool valid = false;              // meaningful when applies
+  std::vector<std::size_t> order;  // valid + witness: a linearization
+                                   // (indices into p.ops as changed)
+  // Invalid: the blocker's return position, and a linearization of every
+  // op returning before it (indices into p.ops as changed).
+  std::int64_t blocker_ret = kNever;
+  std::vector<std::size_t> prefix;
+  bool prefix_found = false;  // false only if the decisions disagree (a bug)
+};
+UniqueResult CheckUnique(Partition& p, const Model& model, bool witness);
+
 // Splits p.ops (call order) into maximal runs separated by quiescent points
 // (every earlier op must have taken effect before every later op is
 // called). Returns the start index of each segment; the first is 0.

@@ -69,6 +69,11 @@ struct LinearizableOptions {
   // Pre-passes; on by default. Turning them off is for tests and benchmarks.
   bool prune = true;            // drop unobserved / close observed crashed ops
   bool split_quiescent = true;  // split keys at quiescent points
+  // The unique-value fast path (docs/checker.md): keys of register and
+  // cas-register histories whose written values are distinct are decided
+  // in O(n log n), and a violation is located without the search (the
+  // same earliest violation, explained the same way). Off: the search.
+  bool unique_fast_path = true;
 };
 
 // Checks `history` (well-formed per CheckWellFormed; a malformed history, an
@@ -87,7 +92,8 @@ struct LinearizableOptions {
 // linearizable prefix, the operations that could not be placed next and
 // why, the concurrent window. details_json is a JSON object:
 //   {"model":..., "keys":N, "ops":N, "pruned":N, "closed":N, "segments":N,
-//    "memo_entries":N, "peak_bytes":N,
+//    "memo_entries":N, "fast_path_keys":N (keys the unique-value fast path
+//    decided), "peak_bytes":N,
 //    "failure": {"key":..., "start_state":..., "state":...,
 //                "prefix_length":N, "prefix":[op...] (its last 20 ops),
 //                "stuck":[{"op":op,"rejected":bool,"why":...}...],
