@@ -25,8 +25,11 @@ BuildResult BuildPartitions(const History& history, const Model& model,
   // otherwise positions do (op_pairs.h).
   const bool all_timed = OrderedByTime(history);
   std::int64_t max_process = -1;
+  std::size_t invokes = 0;
   for (const Event& e : history) {
-    if (!e.is_nemesis()) max_process = std::max(max_process, e.process);
+    if (e.is_nemesis()) continue;
+    max_process = std::max(max_process, e.process);
+    if (e.is_invoke()) ++invokes;
   }
   out.timed = all_timed;
   auto pos = [&](const Event& e, bool is_return) -> std::int64_t {
@@ -60,7 +63,6 @@ BuildResult BuildPartitions(const History& history, const Model& model,
       pending_map[process] = pd;
     }
   };
-  std::vector<std::vector<bool>> failed;  // per partition op
   // The last key seen and its partition: consecutive events often share a
   // key (and, read from JSONL, the same string node).
   const Value* last_key = nullptr;
@@ -99,7 +101,12 @@ BuildResult BuildPartitions(const History& history, const Model& model,
         if (inserted) {
           out.partitions.emplace_back();
           out.partitions.back().key = key;
-          failed.emplace_back();
+          // The first key may hold every op (one key is the common case):
+          // room for all of them saves copying them as the vector grows,
+          // and the capacity never touched is never resident.
+          if (out.partitions.size() == 1) {
+            out.partitions.back().ops.reserve(invokes);
+          }
         }
         part_index = pit->second;
         last_key = &pit->first;
@@ -107,7 +114,6 @@ BuildResult BuildPartitions(const History& history, const Model& model,
       }
       Partition& part = out.partitions[part_index];
       part.ops.push_back(std::move(op));
-      failed[part_index].push_back(false);
       set_pending(e.process, {part_index, part.ops.size() - 1});
       continue;
     }
@@ -133,8 +139,7 @@ BuildResult BuildPartitions(const History& history, const Model& model,
       op.operation.output = e.value;
       op.operation.completed = true;
     } else if (e.type == EventType::kFail) {
-      failed[pd.partition][pd.op] = true;
-      ++out.failed_ops;
+      ++out.failed_ops;  // op.outcome marks it
     }
   }
 
@@ -142,7 +147,7 @@ BuildResult BuildPartitions(const History& history, const Model& model,
     Partition& part = out.partitions[i];
     std::size_t kept = 0;
     for (std::size_t j = 0; j < part.ops.size(); ++j) {
-      if (failed[i][j]) continue;
+      if (part.ops[j].outcome == EventType::kFail) continue;
       if (auto err = model.Validate(part.ops[j].Make())) {
         out.error =
             "event " + std::to_string(part.ops[j].invoke_index()) + ": " + *err;
@@ -152,7 +157,8 @@ BuildResult BuildPartitions(const History& history, const Model& model,
       ++kept;
     }
     part.ops.resize(kept);
-    part.ops.shrink_to_fit();
+    // No shrink_to_fit: the unused tail was never touched, so it is not
+    // resident, and copying every op again costs more than it saves.
     // Invocations arrive in line order, which is call order; with times a
     // stable sort keeps it (times are non-decreasing).
     auto by_call = [](const Op& a, const Op& b) { return a.call < b.call; };
