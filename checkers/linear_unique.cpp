@@ -158,14 +158,31 @@ struct Horizon {
   std::int64_t call_bound = kNever;
 };
 
+// Buffers of Decide, kept from one decision to the next (a violation takes
+// a few): fresh ones would be zeroed by the kernel page by page each time.
+struct Scratch {
+  Decision d;
+  std::vector<bool> mandatory, placed;
+  std::vector<std::int64_t> need;
+  std::vector<std::uint32_t> work, read_start, next_cas, reads, fill, heads,
+      order;
+  std::vector<Zone> forward, backward;
+  std::vector<std::size_t> order_start;
+  std::vector<std::pair<std::int64_t, std::size_t>> at;
+};
+
 // Decides the key as it stands at horizon `hz`. With the ops of the first
 // k return entries mandatory and the ops called before the k-th return
 // present, this is what the search must have linearized to get past the
 // k-th return entry. Costs O(m log m) for the m ops called before the
 // horizon (ops are in call order).
-Decision Decide(const Partition& p, const Prepared& pr, const Horizon& hz,
-                bool witness) {
-  Decision d;
+Decision& Decide(const Partition& p, const Prepared& pr, const Horizon& hz,
+                 bool witness, Scratch& sc) {
+  Decision& d = sc.d;
+  d.valid = false;
+  d.order.clear();
+  d.closed = 0;
+  d.culprits.clear();
   auto by_call = std::lower_bound(
       p.ops.begin(), p.ops.end(), hz.call_bound,
       [](const Op& op, std::int64_t bound) { return op.call < bound; });
@@ -177,7 +194,7 @@ Decision Decide(const Partition& p, const Prepared& pr, const Horizon& hz,
     std::uint32_t op = pr.producer[v];
     return op != kNone && op < n ? op : kNone;
   };
-  auto fail = [&](std::initializer_list<std::uint32_t> culprits) {
+  auto fail = [&](std::initializer_list<std::uint32_t> culprits) -> Decision& {
     d.culprits.assign(culprits.begin(), culprits.end());
     return d;
   };
@@ -186,7 +203,8 @@ Decision Decide(const Partition& p, const Prepared& pr, const Horizon& hz,
   std::vector<bool>& keep = d.keep;
   ret.resize(n);
   keep.assign(n, true);
-  std::vector<bool> mandatory(n);
+  std::vector<bool>& mandatory = sc.mandatory;
+  mandatory.assign(n, false);
   for (std::size_t i = 0; i < n; ++i) {
     const Op& op = p.ops[i];
     mandatory[i] =
@@ -195,8 +213,10 @@ Decision Decide(const Partition& p, const Prepared& pr, const Horizon& hz,
     // An optional read has no effect; its observation binds nothing.
     if (flat[i].is_read && ret[i] == kNever) keep[i] = false;
   }
-  std::vector<std::int64_t> need(nv, kNever);  // earliest observer return
-  std::vector<std::uint32_t> work;
+  std::vector<std::int64_t>& need = sc.need;  // earliest observer return
+  need.assign(nv, kNever);
+  std::vector<std::uint32_t>& work = sc.work;
+  work.clear();
   auto observe = [&](std::uint32_t v, std::int64_t by) {
     if (v == 0 || by >= need[v]) return;
     need[v] = by;
@@ -227,8 +247,10 @@ Decision Decide(const Partition& p, const Prepared& pr, const Horizon& hz,
 
   // 2. Chains. Reads grouped by value (counting sort); the cas that expects
   // each value.
-  std::vector<std::uint32_t> read_start(nv + 1, 0);
-  std::vector<std::uint32_t> next_cas(nv, kNone);
+  std::vector<std::uint32_t>& read_start = sc.read_start;
+  read_start.assign(nv + 1, 0);
+  std::vector<std::uint32_t>& next_cas = sc.next_cas;
+  next_cas.assign(nv, kNone);
   for (std::size_t i = 0; i < n; ++i) {
     if (!keep[i]) continue;
     auto op = static_cast<std::uint32_t>(i);
@@ -246,26 +268,34 @@ Decision Decide(const Partition& p, const Prepared& pr, const Horizon& hz,
     }
   }
   for (std::size_t v = 0; v < nv; ++v) read_start[v + 1] += read_start[v];
-  std::vector<std::uint32_t> reads(read_start[nv]);
+  std::vector<std::uint32_t>& reads = sc.reads;
+  reads.resize(read_start[nv]);
   {
-    std::vector<std::uint32_t> fill(read_start.begin(), read_start.end() - 1);
+    std::vector<std::uint32_t>& fill = sc.fill;
+    fill.assign(read_start.begin(), read_start.end() - 1);
     for (std::size_t i = 0; i < n; ++i) {
       if (keep[i] && flat[i].is_read) {
         reads[fill[flat[i].observes]++] = static_cast<std::uint32_t>(i);
       }
     }
   }
-  std::vector<bool> placed(n, false);
-  std::vector<std::uint32_t> heads;  // first value of each chain
-  heads.push_back(0);
+  std::vector<bool>& placed = sc.placed;
+  placed.assign(n, false);
+  std::vector<std::uint32_t>& heads = sc.heads;  // first value of each chain
+  heads.assign(1, 0);
   for (std::size_t i = 0; i < n; ++i) {
     if (keep[i] && flat[i].produces != kNone && flat[i].observes == kNone) {
       heads.push_back(flat[i].produces);
     }
   }
-  std::vector<Zone> forward, backward;
-  std::vector<std::uint32_t> order;            // witness: chains' ops
-  std::vector<std::size_t> order_start = {0};  // per chain kept
+  std::vector<Zone>& forward = sc.forward;
+  std::vector<Zone>& backward = sc.backward;
+  forward.clear();
+  backward.clear();
+  std::vector<std::uint32_t>& order = sc.order;  // witness: chains' ops
+  order.clear();
+  std::vector<std::size_t>& order_start = sc.order_start;  // per chain kept
+  order_start.assign(1, 0);
   bool bad = false;
   for (std::size_t c = 0; c < heads.size() && !bad; ++c) {
     Zone z{kNever, kMinusInf, order_start.size() - 1, kNone, kNone};
@@ -348,7 +378,8 @@ Decision Decide(const Partition& p, const Prepared& pr, const Horizon& hz,
   // before its zone, a backward one just after its latest call or after
   // the forward zone that call lies in (so backward ones sort first on a
   // tie, and never share a place with a forward one).
-  std::vector<std::pair<std::int64_t, std::size_t>> at;
+  std::vector<std::pair<std::int64_t, std::size_t>>& at = sc.at;
+  at.clear();
   for (const Zone& z : forward) {
     at.emplace_back(z.f == kMinusInf ? kMinusInf : 4 * z.f - 2, z.chain);
   }
@@ -383,7 +414,8 @@ UniqueResult CheckUnique(Partition& p, const Model& model, bool witness) {
   Prepared pr;
   if (!Prepare(p, model, pr)) return out;  // p unchanged
   out.applies = true;
-  Decision d = Decide(p, pr, Horizon{}, witness);
+  Scratch sc;
+  Decision d = Decide(p, pr, Horizon{}, witness, sc);  // a copy: sc is reused
 
   // Apply the closure to the partition, and to the prepared ids, so that
   // the counts say what the fast path did and the explanation sees the ops
@@ -441,7 +473,7 @@ UniqueResult CheckUnique(Partition& p, const Model& model, bool witness) {
   // whole key invalid usually make it so as soon as they have all returned:
   // look there first, then gallop back to a passed entry, then bisect.
   auto passed = [&](std::size_t k) {
-    return Decide(p, pr, past(k), false).valid;
+    return Decide(p, pr, past(k), false, sc).valid;
   };
   std::size_t lo = 0, hi = m - 1;  // past(m - 1) is the whole key: invalid
   std::size_t guess = 0;
@@ -470,7 +502,7 @@ UniqueResult CheckUnique(Partition& p, const Model& model, bool witness) {
   out.blocker_ret = p.ops[by_ret[lo]].ret;
   Horizon before = past(lo);
   before.rank_limit -= 1;  // up to, not past, the blocker's entry
-  Decision prefix = Decide(p, pr, before, true);
+  const Decision& prefix = Decide(p, pr, before, true, sc);
   out.prefix.assign(prefix.order.begin(), prefix.order.end());
   out.prefix_found = prefix.valid;
   return out;
