@@ -100,7 +100,7 @@ void CheckDenseAndOrdered(const History& h) {
 
 }  // namespace
 
-TEST_CASE("journal: many appends take few writes; Close writes the rest") {
+TEST_CASE("journal: many appends take few writes, Close writes the rest") {
   TempFile f;
   std::atomic<int> calls{0};
   auto j = Journal::Open(f.path.string(), Clock::now(),
@@ -256,7 +256,7 @@ TEST_CASE("journal: the events read back are the events appended") {
   }
 }
 
-TEST_CASE("journal: a failed write is reported; nothing is written after it") {
+TEST_CASE("journal: a failed write is reported, nothing is written after it") {
   TempFile f;
   std::atomic<int> calls{0};
   auto j = Journal::Open(f.path.string(), Clock::now(),
