@@ -102,8 +102,10 @@ for _ in $(seq 1 2000); do
 done
 [ "$up" = 1 ] || die "the raw raftkv cluster elected no leader in 20 s"
 addrs="$RAW_PREFIX.1,$RAW_PREFIX.2,$RAW_PREFIX.3"
-raw_line=$("$KVLOAD" --target raftkv --addr "$addrs" --threads "$conc" \
-  --seconds "$secs" --op write --keys 8)
+raw_line=$(/usr/bin/time -f "%U %S" -o "$DATA/raw_time.txt" "$KVLOAD" \
+  --target raftkv --addr "$addrs" --threads "$conc" --seconds "$secs" \
+  --op write --keys 8)
+raw_cpu=$(tail -1 "$DATA/raw_time.txt")
 raw=$(sed -n 's/.*ops_per_s=\([0-9.]*\).*/\1/p' <<<"$raw_line")
 echo "raw:       $raw_line"
 for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
@@ -168,17 +170,22 @@ peak_kb=$(awk -F: '/Maximum resident set size/ { gsub(/ /, "", $2); print $2 }' 
 events=$(wc -l <"$STORE/bench-run-rate/latest/history.jsonl")
 verdict=$(sed -n 's/^  "valid": *"\([a-z]*\)".*/\1/p' "$STORE/bench-run-rate/latest/results.json" | head -1)
 echo "faultline: $done_line"
-python3 - "$raw" "$ok" "$wsecs" "$start_cpu" "$end_cpu" "$start_t" "$end_t" \
+python3 - "$raw" "$raw_cpu" "$secs" "$ok" "$wsecs" "$start_cpu" "$end_cpu" "$start_t" "$end_t" \
   "$end_rss" "$peak_kb" "$events" "$verdict" <<'EOF'
 import sys
-raw, ok, wsecs = float(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
-su, ss = map(float, sys.argv[4].split())
-eu, es = map(float, sys.argv[5].split())
-wall = float(sys.argv[7]) - float(sys.argv[6])
-end_rss, peak, events, verdict = int(sys.argv[8]), int(sys.argv[9]), int(sys.argv[10]), sys.argv[11]
+raw = float(sys.argv[1])
+ru, rs = map(float, sys.argv[2].split())
+raw_secs = float(sys.argv[3])
+ok, wsecs = int(sys.argv[4]), float(sys.argv[5])
+su, ss = map(float, sys.argv[6].split())
+eu, es = map(float, sys.argv[7].split())
+wall = float(sys.argv[9]) - float(sys.argv[8])
+end_rss, peak, events, verdict = int(sys.argv[10]), int(sys.argv[11]), int(sys.argv[12]), sys.argv[13]
 rate = ok / wsecs
 user, sys_ = eu - su, es - ss
 print(f"raw_ops_per_s={raw:.0f} faultline_ops_per_s={rate:.0f} ratio={rate / raw:.3f}")
+print(f"raw_client_cpu_user_s={ru:.2f} raw_client_cpu_sys_s={rs:.2f} "
+      f"core_share={(ru + rs) / raw_secs:.2f} (kv_load, {raw_secs:.0f} s)")
 print(f"controller_cpu_user_s={user:.2f} controller_cpu_sys_s={sys_:.2f} "
       f"core_share={(user + sys_) / wall:.2f} (workload phase, {wall:.1f} s)")
 print(f"rss_end_of_workload_mb={end_rss / 1024:.1f} peak_rss_mb={peak / 1024:.1f} "
