@@ -19,6 +19,7 @@
 #include "cli/build_info.h"
 #include "cli/cmd_report.h"
 #include "cli/commands.h"
+#include "cli/history_input.h"
 #include "cli/refusal.h"
 #include "cli/registry.h"
 #include "harness/cluster/docker_cluster.h"
@@ -552,6 +553,7 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
 
   // --- workload and faults ---------------------------------------------------
   std::unique_ptr<harness::Journal> journal;
+  std::string history_error;  // the history file is not whole: why
   if (setup_error.empty() && !interrupted_in_setup) {
     auto j =
         harness::Journal::Open(dir + "/" + harness::kHistoryFile, Clock::now());
@@ -586,6 +588,9 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
     phase_starts.push_back({"workload", t_workload});
     auto report = harness::RunInterpreter(ic);
     status_line->End();
+    // Every event is in the file, fsynced, before the teardown; the checks
+    // read it back.
+    if (auto s = journal->Close(); !s.ok()) history_error = s.error();
     phase_starts.push_back(
         {"final",
          t_workload + std::chrono::duration_cast<Clock::duration>(
@@ -612,6 +617,7 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
     summary.phases.push_back({"workload", report.workload_s});
     summary.phases.push_back({"final", report.final_s});
     summary.problems = report.problems;
+    if (!history_error.empty()) summary.problems.push_back(history_error);
     summary.aborted = report.aborted;
     if (!report.client_failure.empty()) {
       summary.problems.push_back("the run stopped early: " +
@@ -657,6 +663,9 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
   // --- check -----------------------------------------------------------------
   auto t_check = Clock::now();
   phase_starts.push_back({"check", t_check});
+  // The run's events, read back from history.jsonl (the journal keeps no
+  // copy), for the checkers, the evidence and the report.
+  checkers::History history;
   if (journal) {
     harness::CheckOptions co;
     co.deadline = Clock::now() +
@@ -665,8 +674,23 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
     co.threads = spec.checker.threads;
     co.memory_limit_bytes =
         static_cast<std::size_t>(spec.checker.memory_limit_mb) * 1024 * 1024;
-    const checkers::History history = journal->Snapshot();
-    summary.verdicts = CheckRunHistory(**workload, history, co);
+    auto read = ReadWrittenHistory(journal->path());
+    if (read.ok()) {
+      history = std::move(*read);
+      summary.verdicts = CheckRunHistory(**workload, history, co);
+    } else {
+      history_error = read.error();
+      summary.problems.push_back(history_error);
+    }
+    if (!history_error.empty()) {
+      // What was read is checked, but a history that is not whole is never
+      // valid.
+      checkers::Verdict v;
+      v.checker = "run";
+      v.validity = checkers::Validity::kUnknown;
+      v.summary = "the history is not whole: " + history_error;
+      summary.verdicts.push_back(v);
+    }
     if (!client_failure.empty()) {
       // What was recorded is checked, but a run whose clients gave up is
       // never valid.
@@ -723,8 +747,7 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
                                  reports::ResultsJson(summary));
   (void)harness::WriteFileAtomic(dir + "/" + harness::kJunitFile,
                                  reports::JunitXml(summary));
-  std::string report = WriteRunReport(
-      summary, journal ? journal->Snapshot() : checkers::History{});
+  std::string report = WriteRunReport(summary, history);
   UpdateStoreIndex(spec.store_dir);
   if (options.json_summary) {
     // stdout holds only the document; the run directory is in it.

@@ -132,4 +132,20 @@ InputResult ReadHistoryInput(HistoryText& text, checkers::HistoryFormat format,
   return out;
 }
 
+harness::Result<checkers::History> ReadWrittenHistory(const std::string& path) {
+  HistoryText text;
+  if (std::string err = text.Open(path); !err.empty())
+    return harness::Fail(err);
+  InputResult in =
+      ReadHistoryInput(text, checkers::HistoryFormat::kJsonl, MemoryBound{});
+  text.Release();
+  if (!in.read.ok) {
+    return harness::Fail(path + ": " + checkers::ToString(in.read.error));
+  }
+  if (!in.read.warnings.empty()) {
+    return harness::Fail(path + ": " + in.read.warnings.front());
+  }
+  return std::move(in.read.history);
+}
+
 }  // namespace faultline::cli

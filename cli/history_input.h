@@ -24,6 +24,7 @@
 #include <string_view>
 
 #include "checkers/history_io.h"
+#include "harness/interfaces/result.h"
 
 namespace faultline::cli {
 
@@ -97,5 +98,14 @@ InputResult StreamHistoryInput(HistoryText& text,
 // errors as checkers::ParseHistory.
 InputResult ReadHistoryInput(HistoryText& text, checkers::HistoryFormat format,
                              const MemoryBound& bound);
+
+// A run's own history.jsonl, read back after its workload for the checks
+// and reports of `faultline run` (the run keeps no copy of its events):
+// ReadHistoryInput of JSONL without a memory limit, the text freed before
+// it returns. The history, or why it cannot be used ("PATH: line L, column
+// C: why"): a reader's warning is an error too, since the controller wrote
+// every line whole (a cut last line or a blank line means the file is not
+// what it wrote).
+harness::Result<checkers::History> ReadWrittenHistory(const std::string& path);
 
 }  // namespace faultline::cli

@@ -230,9 +230,9 @@ class Run {
     inv.value = op.value;
     inv.node = node.name;
     inv.extra = std::move(extra);
-    Event written = c_.journal->Append(inv);
+    const Journal::Stamp written = c_.journal->Append(inv);
     std::int64_t expected = -1;
-    counters_.first_invoke_ns.compare_exchange_strong(expected, *written.time);
+    counters_.first_invoke_ns.compare_exchange_strong(expected, written.time);
     ++(final_op ? counters_.final_invocations : counters_.invocations);
 
     Completion done;

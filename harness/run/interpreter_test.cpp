@@ -19,6 +19,7 @@
 #include "checkers/history_io.h"
 #include "checkers/linearizable.h"
 #include "harness/run/fault_group.h"
+#include "harness/run/store.h"
 
 namespace {
 
@@ -175,8 +176,15 @@ class InterpreterRun {
     c.interrupted_final_s = interrupted_final_s;
     c.on_status = on_status;
     InterpreterReport report = RunInterpreter(c);
-    history = (*journal)->Snapshot();
-    journal->reset();  // closes the file
+    REQUIRE((*journal)->Close().ok());
+    journal->reset();
+    // The history is the file, as campaign reads it back.
+    auto text = ReadFile(path.string());
+    REQUIRE(text.ok());
+    auto read = faultline::checkers::ParseJsonl(*text);
+    REQUIRE(read.ok);
+    REQUIRE(read.warnings.empty());
+    history = std::move(read.history);
     return report;
   }
 
