@@ -40,54 +40,13 @@
 #include <limits>
 
 #include "checkers/linear_internal.h"
+#include "checkers/value_ids.h"
 
 namespace faultline::checkers::linear {
 namespace {
 
 constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 constexpr std::int64_t kMinusInf = std::numeric_limits<std::int64_t>::min();
-
-// Dense ids for the values of one partition. Id 0 is the initial state.
-class ValueIds {
- public:
-  explicit ValueIds(const Value& init) { Add(init); }
-  std::uint32_t Add(const Value& v) {
-    if ((values_.size() + 1) * 2 > slots_.size()) Grow();
-    std::size_t h = v.Hash();
-    std::size_t mask = slots_.size() - 1;
-    for (std::size_t i = Mix(h) & mask;; i = (i + 1) & mask) {
-      std::uint32_t id = slots_[i];
-      if (id == kNone) {
-        id = static_cast<std::uint32_t>(values_.size());
-        slots_[i] = id;
-        values_.push_back(v);
-        hashes_.push_back(h);
-        return id;
-      }
-      if (hashes_[id] == h && values_[id] == v) return id;
-    }
-  }
-  std::size_t size() const { return values_.size(); }
-
- private:
-  static std::size_t Mix(std::size_t h) {
-    h ^= h >> 31;
-    h *= 0x7fb5d329728ea185ULL;
-    return h ^ (h >> 27);
-  }
-  void Grow() {
-    slots_.assign(slots_.empty() ? 64 : slots_.size() * 2, kNone);
-    std::size_t mask = slots_.size() - 1;
-    for (std::uint32_t id = 0; id < values_.size(); ++id) {
-      std::size_t i = Mix(hashes_[id]) & mask;
-      while (slots_[i] != kNone) i = (i + 1) & mask;
-      slots_[i] = id;
-    }
-  }
-  std::vector<std::uint32_t> slots_;
-  std::vector<Value> values_;
-  std::vector<std::size_t> hashes_;
-};
 
 struct Flat {
   std::uint32_t observes = kNone;  // value id
@@ -115,7 +74,8 @@ struct Prepared {
 // Value ids of every op, or false when the fast path does not apply.
 bool Prepare(const Partition& p, const Model& model, Prepared& out) {
   const std::size_t n = p.ops.size();
-  ValueIds ids(model.Init());
+  ValueIds ids;
+  ids.Add(model.Init());  // id 0
   out.flat.assign(n, Flat{});
   out.ids_after.assign(n, 0);
   for (std::size_t i = 0; i < n; ++i) {
@@ -453,8 +413,12 @@ UniqueResult CheckUnique(Partition& p, const Model& model, bool witness) {
   }
 
   // The earliest violation: the first return entry no linearizable prefix
-  // gets past. Decisions are monotone in it (a linearization past a later
-  // entry holds one past an earlier one), so a binary search finds it.
+  // gets past. gets_to(k): a linearization covers the ops of the first k
+  // entries using ops called before the k-th return (all of them for
+  // k = m). It is monotone (cut a linearization that gets to a later entry
+  // at the earlier entry's return), true for k = 0 and false for k = m, so
+  // the blocker is the entry of the largest k that holds, and the order
+  // that decision finds is the prefix.
   const std::size_t m = p.ops.size();  // every op is mandatory now
   std::vector<std::uint32_t> by_ret(m), rank(m);
   for (std::size_t i = 0; i < m; ++i) by_ret[i] = static_cast<std::uint32_t>(i);
@@ -463,48 +427,50 @@ UniqueResult CheckUnique(Partition& p, const Model& model, bool witness) {
               return p.ops[a].ret != p.ops[b].ret ? p.ops[a].ret < p.ops[b].ret
                                                   : a < b;
             });
-  for (std::size_t k = 0; k < m; ++k)
+  for (std::size_t k = 0; k < m; ++k) {
     rank[by_ret[k]] = static_cast<std::uint32_t>(k);
-  auto past = [&](std::size_t k) {  // the first k+1 entries
-    return Horizon{&rank, static_cast<std::uint32_t>(k + 1),
-                   p.ops[by_ret[k]].ret};
+  }
+  std::size_t lo = 0, hi = m;  // gets_to(lo) holds, gets_to(hi) does not
+  bool have_prefix = false;    // out.prefix is the order of gets_to(lo)
+  auto gets_to = [&](std::size_t k) {
+    Horizon hz{&rank, static_cast<std::uint32_t>(k),
+               k < m ? p.ops[by_ret[k]].ret : kNever};
+    const Decision& at = Decide(p, pr, hz, true, sc);
+    if (at.valid && (!have_prefix || k > lo)) {
+      out.prefix.assign(at.order.begin(), at.order.end());
+      have_prefix = true;
+    }
+    return at.valid;
   };
-  // The entries below `lo` are passed, `hi` is not. The ops that made the
-  // whole key invalid usually make it so as soon as they have all returned:
-  // look there first, then gallop back to a passed entry, then bisect.
-  auto passed = [&](std::size_t k) {
-    return Decide(p, pr, past(k), false, sc).valid;
-  };
-  std::size_t lo = 0, hi = m - 1;  // past(m - 1) is the whole key: invalid
+  // The ops that broke the whole key usually break it as soon as they
+  // have all returned: look there first, then gallop back to an entry
+  // that is reached, then bisect.
   std::size_t guess = 0;
   for (std::uint32_t op : d.culprits) {
     if (op != kNone && new_index[op] != kNone) {
-      guess = std::max<std::size_t>(guess, rank[new_index[op]]);
+      guess = std::max<std::size_t>(guess, rank[new_index[op]] + 1);
     }
   }
-  if (guess < hi && !passed(guess)) hi = guess;
-  for (std::size_t step = 1; hi > lo && step <= hi - lo; step *= 2) {
+  if (guess > 0 && guess < hi && !gets_to(guess)) hi = guess;
+  for (std::size_t step = 1; hi - lo > 1 && step < hi - lo; step *= 2) {
     std::size_t k = hi - step;
-    if (passed(k)) {
-      lo = k + 1;
+    if (gets_to(k)) {
+      lo = k;
       break;
     }
     hi = k;
   }
-  while (lo < hi) {
+  while (hi - lo > 1) {
     std::size_t mid = lo + (hi - lo) / 2;
-    if (passed(mid)) {
-      lo = mid + 1;
+    if (gets_to(mid)) {
+      lo = mid;
     } else {
       hi = mid;
     }
   }
+  // No prefix yet only when lo is 0: nothing needs to be linearized.
   out.blocker_ret = p.ops[by_ret[lo]].ret;
-  Horizon before = past(lo);
-  before.rank_limit -= 1;  // up to, not past, the blocker's entry
-  const Decision& prefix = Decide(p, pr, before, true, sc);
-  out.prefix.assign(prefix.order.begin(), prefix.order.end());
-  out.prefix_found = prefix.valid;
+  out.prefix_found = have_prefix || gets_to(lo);
   return out;
 }
 

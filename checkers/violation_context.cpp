@@ -9,6 +9,8 @@
 #include <map>
 #include <unordered_set>
 
+#include "checkers/value_ids.h"
+
 namespace faultline::checkers::linear {
 namespace {
 
@@ -155,19 +157,31 @@ Facts Classify(const Partition& p, const Model& model, const Explanation& ex) {
     if (w.call > t_x && w.ret < r.call) out.overwrote.push_back(i);
   }
   if (out.overwrote.empty()) return out;
-  std::stable_sort(out.overwrote.begin(), out.overwrote.end(),
-                   [&](std::size_t a, std::size_t b) {
-                     return p.ops[a].ret < p.ops[b].ret;
-                   });
+  std::sort(out.overwrote.begin(), out.overwrote.end(),
+            [&](std::size_t a, std::size_t b) {  // by return, stable
+              return p.ops[a].ret != p.ops[b].ret ? p.ops[a].ret < p.ops[b].ret
+                                                  : a < b;
+            });
 
-  std::unordered_set<Value, ValueHash> observed;
+  // Values as ids; flags per id (observed by an ok op; newer, below).
+  ValueIds ids;
+  std::vector<char> observed, newer;
+  auto flag = [&](std::vector<char>& flags, const Value& v) {
+    std::uint32_t id = ids.Add(v);
+    if (id >= flags.size()) flags.resize(ids.size() + ids.size() / 2, 0);
+    flags[id] = 1;
+  };
+  auto has = [&](const std::vector<char>& flags, const Value& v) {
+    std::uint32_t id = ids.Find(v);
+    return id != ValueIds::kNone && id < flags.size() && flags[id] != 0;
+  };
   for (std::size_t i = 0; i < p.ops.size(); ++i) {
     if (p.ops[i].completed() && f.of[i]->observes) {
-      observed.insert(*f.of[i]->observes);
+      flag(observed, *f.of[i]->observes);
     }
   }
   auto seen = [&](std::size_t i) {
-    return f.of[i]->produces && observed.count(*f.of[i]->produces) != 0;
+    return f.of[i]->produces && has(observed, *f.of[i]->produces);
   };
   // seen_after[k]: an op at call order k or later, invoked before R, wrote
   // a value that some ok op observed. Ops are sorted by call.
@@ -186,16 +200,15 @@ Facts Classify(const Partition& p, const Model& model, const Explanation& ex) {
   }
   out.kind = "stale-read";
   // A later read of a value written after X was in place.
-  std::unordered_set<Value, ValueHash> newer;
   for (std::size_t i = 0; i < p.ops.size(); ++i) {
     const auto& fl = f.of[i];
     if (fl->produces && !(*fl->produces == x) && p.ops[i].call > t_x) {
-      newer.insert(*fl->produces);
+      flag(newer, *fl->produces);
     }
   }
   for (std::size_t i = 0; i < p.ops.size(); ++i) {
     if (i == out.read || p.ops[i].call <= r.call) continue;
-    if (IsRead(f, p.ops[i], i) && newer.count(*f.of[i]->observes) != 0) {
+    if (IsRead(f, p.ops[i], i) && has(newer, *f.of[i]->observes)) {
       out.later_read = i;
       break;
     }
