@@ -4,7 +4,10 @@
 //
 // Usage:
 //
-//	porcupine-driver [-timeout 600s] [-max-rss-mb 16000] FILE
+//	porcupine-driver [-timeout 600s] [-max-rss-mb 16000] [-format F] FILE
+//
+// F is jsonl (default: a faultline history, described below), or kv or
+// etcd for Porcupine's own test logs (logs.go).
 //
 // It prints one line: the verdict (Ok, Illegal, Unknown, or
 // "Unknown(memory)" when the RSS bound was hit), the number of operations
@@ -278,9 +281,10 @@ func readHistory(path string) ([]porcupine.Operation, error) {
 func main() {
 	timeout := flag.Duration("timeout", 600*time.Second, "Porcupine's time bound (0: none)")
 	maxRSS := flag.Int64("max-rss-mb", 16000, "give up (Unknown(memory), exit 2) when VmRSS exceeds this many MB (0: no bound)")
+	format := flag.String("format", "jsonl", "jsonl (faultline history, cas-register), kv or etcd (Porcupine's test logs, logs.go)")
 	flag.Parse()
-	if flag.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: porcupine-driver [-timeout D] [-max-rss-mb N] FILE")
+	if flag.NArg() != 1 || (*format != "jsonl" && *format != "kv" && *format != "etcd") {
+		fmt.Fprintln(os.Stderr, "usage: porcupine-driver [-timeout D] [-max-rss-mb N] [-format jsonl|kv|etcd] FILE")
 		os.Exit(254)
 	}
 	path := flag.Arg(0)
@@ -297,22 +301,40 @@ func main() {
 			}
 		}()
 	}
-	ops, err := readHistory(path)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", path, err)
-		os.Exit(254)
-	}
-	crashed := 0
-	for _, op := range ops {
-		if op.Return == math.MaxInt64 {
-			crashed++
+	var res porcupine.CheckResult
+	var parsed time.Time
+	nops, crashed := 0, 0
+	if *format == "jsonl" {
+		ops, err := readHistory(path)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", path, err)
+			os.Exit(254)
 		}
+		for _, op := range ops {
+			if op.Return == math.MaxInt64 {
+				crashed++
+			}
+		}
+		nops = len(ops)
+		parsed = time.Now()
+		res = porcupine.CheckOperationsTimeout(casRegister(), ops, *timeout)
+	} else {
+		read, model := readKv, kvModel()
+		if *format == "etcd" {
+			read, model = readEtcd, etcdModel()
+		}
+		events, err := read(path)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", path, err)
+			os.Exit(254)
+		}
+		nops = len(events) / 2
+		parsed = time.Now()
+		res = porcupine.CheckEventsTimeout(model, events, *timeout)
 	}
-	parsed := time.Now()
-	res := porcupine.CheckOperationsTimeout(casRegister(), ops, *timeout)
 	done := time.Now()
 	fmt.Printf("%s verdict %s ops %d crashed %d read+parse %.2fs check %.2fs e2e %.2fs VmHWM %.0f MB\n",
-		path, res, len(ops), crashed, parsed.Sub(start).Seconds(),
+		path, res, nops, crashed, parsed.Sub(start).Seconds(),
 		done.Sub(parsed).Seconds(), done.Sub(start).Seconds(),
 		float64(vmHWM())/1024)
 	switch res {
