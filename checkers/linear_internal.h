@@ -132,7 +132,9 @@ struct Limits {
   Budget* budget = nullptr;
 };
 
-// Interned model states and cached transitions of one partition.
+// Interned model states and cached transitions of one partition. The
+// transitions live in one open-addressing table keyed by (state, op), so a
+// cached Step costs O(1) whatever the number of states an op was tried in.
 class StateTable {
  public:
   StateTable(const Model& model, const Partition& p);
@@ -141,6 +143,7 @@ class StateTable {
   // Next state id of partition op `op` from state `s`, or -1 when the op
   // cannot take effect there. Cached.
   std::int64_t Step(std::uint32_t s, std::size_t op);
+  // Bytes held: interned states and the transition table's slots.
   std::uint64_t bytes() const { return bytes_; }
 
  private:
@@ -158,7 +161,15 @@ class StateTable {
   const Partition& p_;
   std::unordered_map<Value, std::uint32_t, Hash, Eq> ids_;
   std::vector<Value> states_;
-  std::vector<std::vector<std::pair<std::uint32_t, std::int32_t>>> cache_;
+  // Open addressing, linear probing: keys_[i] = op << 32 | state, next_[i]
+  // its next state (-1: rejected); kEmpty marks a free slot (no op index
+  // reaches 2^32 - 1). Two arrays keep a slot at 12 bytes.
+  static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
+  void Grow();
+  std::vector<std::uint64_t> keys_;
+  std::vector<std::int32_t> next_;
+  std::size_t used_ = 0;
+  unsigned shift_ = 64;  // 64 - log2(keys_.size())
   std::uint64_t bytes_ = 0;
 };
 

@@ -1,6 +1,7 @@
 // Building per-key partitions from a history, the interned state table and
 // the memory budget of the linearizability checker.
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <limits>
 #include <unordered_map>
@@ -190,10 +191,9 @@ bool Budget::Charge(std::int64_t delta) {
 }
 
 StateTable::StateTable(const Model& model, const Partition& p)
-    : model_(model),
-      p_(p),
-      ids_(16, Hash{&model}, Eq{&model}),
-      cache_(p.ops.size()) {}
+    : model_(model), p_(p), ids_(16, Hash{&model}, Eq{&model}) {
+  Grow();
+}
 
 std::uint32_t StateTable::Intern(const Value& v) {
   auto [it, inserted] =
@@ -205,15 +205,45 @@ std::uint32_t StateTable::Intern(const Value& v) {
   return it->second;
 }
 
+void StateTable::Grow() {
+  std::vector<std::uint64_t> old_keys = std::move(keys_);
+  std::vector<std::int32_t> old_next = std::move(next_);
+  std::size_t size = old_keys.empty() ? 16 : old_keys.size() * 2;
+  bytes_ +=
+      (size - old_keys.size()) * (sizeof(std::uint64_t) + sizeof(std::int32_t));
+  keys_.assign(size, kEmpty);
+  next_.assign(size, 0);
+  shift_ = 64 - static_cast<unsigned>(std::countr_zero(size));
+  std::size_t mask = size - 1;
+  for (std::size_t k = 0; k < old_keys.size(); ++k) {
+    if (old_keys[k] == kEmpty) continue;
+    std::size_t i = (old_keys[k] * 0x9e3779b97f4a7c15ULL) >> shift_;
+    while (keys_[i] != kEmpty) i = (i + 1) & mask;
+    keys_[i] = old_keys[k];
+    next_[i] = old_next[k];
+  }
+}
+
 std::int64_t StateTable::Step(std::uint32_t s, std::size_t op) {
-  auto& c = cache_[op];
-  for (const auto& [state, next] : c) {
-    if (state == s) return next;
+  const std::uint64_t key = (static_cast<std::uint64_t>(op) << 32) | s;
+  std::size_t mask = keys_.size() - 1;
+  std::size_t i = (key * 0x9e3779b97f4a7c15ULL) >> shift_;
+  while (keys_[i] != kEmpty) {
+    if (keys_[i] == key) return next_[i];
+    i = (i + 1) & mask;
   }
   StepResult r = model_.Step(states_[s], p_.ops[op].Make());
   std::int32_t next = r.ok ? static_cast<std::int32_t>(Intern(r.next)) : -1;
-  c.emplace_back(s, next);
-  bytes_ += sizeof(c[0]);
+  // Load at most 3/4: probes stay short with a multiplicative hash.
+  if (4 * (used_ + 1) > 3 * keys_.size()) {
+    Grow();
+    mask = keys_.size() - 1;
+    i = (key * 0x9e3779b97f4a7c15ULL) >> shift_;
+    while (keys_[i] != kEmpty) i = (i + 1) & mask;
+  }
+  keys_[i] = key;
+  next_[i] = next;
+  ++used_;
   return next;
 }
 
