@@ -10,11 +10,13 @@
 // checkers::Simulate is a pure function of its options, so the same options
 // give the same history.
 //
-// Usage: dump_histories [--out DIR] [--quick] [--invalid]
+// Usage: dump_histories [--out DIR] [--quick] [--invalid] [--concurrent]
 //   Writes DIR/<name>.jsonl for each case (DIR defaults to /tmp) and prints
 //   one line per file: name, ops, events, bytes, path. --quick skips the
 //   1M-op case; --invalid adds a case with injected stale reads (not one of
-//   the benchmark's cases).
+//   the benchmark's cases); --concurrent adds a high-concurrency case (100
+//   processes on 8 keys, 400k ops, 1% info: the shape of a 30 s raftkv
+//   campaign at concurrency 100), a profiling case for the general search.
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -35,7 +37,7 @@ struct DumpCase {
   fc::SimOptions sim;
 };
 
-std::vector<DumpCase> Cases(bool quick, bool invalid) {
+std::vector<DumpCase> Cases(bool quick, bool invalid, bool concurrent) {
   std::vector<DumpCase> cases;
   for (const auto& c : faultline::bench::ScalingCases(quick)) {
     cases.push_back({c.stem, c.sim});
@@ -48,6 +50,18 @@ std::vector<DumpCase> Cases(bool quick, bool invalid) {
     c.name = "stale-reads-1000-keys-50p-1info-100000";
     c.sim.seed = 45;
     c.sim.stale_read_rate = 0.001;
+    cases.push_back(c);
+  }
+  if (concurrent) {
+    DumpCase c;
+    c.name = "8-keys-100p-1info-400000";
+    c.sim.seed = 46;
+    c.sim.processes = 100;
+    c.sim.keys = 8;
+    c.sim.ops = 400000;
+    c.sim.info_rate = 0.01;
+    c.sim.max_latency = 1000;
+    c.sim.max_gap = 200;
     cases.push_back(c);
   }
   return cases;
@@ -91,6 +105,7 @@ int main(int argc, char** argv) {
   std::string dir = "/tmp";
   bool quick = false;
   bool invalid = false;
+  bool concurrent = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
       dir = argv[++i];
@@ -98,13 +113,17 @@ int main(int argc, char** argv) {
       quick = true;
     } else if (std::strcmp(argv[i], "--invalid") == 0) {
       invalid = true;
+    } else if (std::strcmp(argv[i], "--concurrent") == 0) {
+      concurrent = true;
     } else {
-      std::fprintf(stderr, "usage: %s [--out DIR] [--quick] [--invalid]\n",
+      std::fprintf(stderr,
+                   "usage: %s [--out DIR] [--quick] [--invalid] "
+                   "[--concurrent]\n",
                    argv[0]);
       return 254;
     }
   }
-  for (const DumpCase& c : Cases(quick, invalid)) {
+  for (const DumpCase& c : Cases(quick, invalid, concurrent)) {
     if (!Dump(c, dir)) return 1;
   }
   return 0;
