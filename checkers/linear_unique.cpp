@@ -421,40 +421,45 @@ UniqueResult CheckUnique(Partition& p, const Model& model, bool witness) {
   // that decision finds is the prefix.
   const std::size_t m = p.ops.size();  // every op is mandatory now
   std::vector<std::uint32_t> by_ret(m), rank(m);
-  for (std::size_t i = 0; i < m; ++i) by_ret[i] = static_cast<std::uint32_t>(i);
-  std::sort(by_ret.begin(), by_ret.end(),
-            [&](std::uint32_t a, std::uint32_t b) {
-              return p.ops[a].ret != p.ops[b].ret ? p.ops[a].ret < p.ops[b].ret
-                                                  : a < b;
-            });
-  for (std::size_t k = 0; k < m; ++k) {
-    rank[by_ret[k]] = static_cast<std::uint32_t>(k);
+  {
+    // Sorted as (return, op) pairs: contiguous, unlike the ops.
+    std::vector<std::pair<std::int64_t, std::uint32_t>> entries(m);
+    for (std::size_t i = 0; i < m; ++i) {
+      entries[i] = {p.ops[i].ret, static_cast<std::uint32_t>(i)};
+    }
+    std::sort(entries.begin(), entries.end());
+    for (std::size_t k = 0; k < m; ++k) {
+      by_ret[k] = entries[k].second;
+      rank[by_ret[k]] = static_cast<std::uint32_t>(k);
+    }
   }
-  std::size_t lo = 0, hi = m;  // gets_to(lo) holds, gets_to(hi) does not
-  bool have_prefix = false;    // out.prefix is the order of gets_to(lo)
-  auto gets_to = [&](std::size_t k) {
+  std::size_t lo = 0, hi = m;        // gets_to(lo) holds, gets_to(hi) does not
+  std::size_t prefix_of = SIZE_MAX;  // the k whose order out.prefix holds
+  auto gets_to = [&](std::size_t k, bool with_order) {
     Horizon hz{&rank, static_cast<std::uint32_t>(k),
                k < m ? p.ops[by_ret[k]].ret : kNever};
-    const Decision& at = Decide(p, pr, hz, true, sc);
-    if (at.valid && (!have_prefix || k > lo)) {
+    const Decision& at = Decide(p, pr, hz, with_order, sc);
+    if (at.valid && with_order && (prefix_of == SIZE_MAX || k > prefix_of)) {
       out.prefix.assign(at.order.begin(), at.order.end());
-      have_prefix = true;
+      prefix_of = k;
     }
     return at.valid;
   };
   // The ops that broke the whole key usually break it as soon as they
-  // have all returned: look there first, then gallop back to an entry
-  // that is reached, then bisect.
+  // have all returned: look there first (expecting a failure, so without a
+  // witness), then gallop back to an entry that is reached, then bisect.
   std::size_t guess = 0;
   for (std::uint32_t op : d.culprits) {
     if (op != kNone && new_index[op] != kNone) {
       guess = std::max<std::size_t>(guess, rank[new_index[op]] + 1);
     }
   }
-  if (guess > 0 && guess < hi && !gets_to(guess)) hi = guess;
+  if (guess > 0 && guess < hi) {
+    (gets_to(guess, false) ? lo : hi) = guess;
+  }
   for (std::size_t step = 1; hi - lo > 1 && step < hi - lo; step *= 2) {
     std::size_t k = hi - step;
-    if (gets_to(k)) {
+    if (gets_to(k, true)) {
       lo = k;
       break;
     }
@@ -462,15 +467,10 @@ UniqueResult CheckUnique(Partition& p, const Model& model, bool witness) {
   }
   while (hi - lo > 1) {
     std::size_t mid = lo + (hi - lo) / 2;
-    if (gets_to(mid)) {
-      lo = mid;
-    } else {
-      hi = mid;
-    }
+    (gets_to(mid, true) ? lo : hi) = mid;
   }
-  // No prefix yet only when lo is 0: nothing needs to be linearized.
   out.blocker_ret = p.ops[by_ret[lo]].ret;
-  out.prefix_found = have_prefix || gets_to(lo);
+  out.prefix_found = prefix_of == lo || gets_to(lo, true);
   return out;
 }
 
