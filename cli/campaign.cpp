@@ -682,23 +682,20 @@ CampaignResult RunCampaign(const harness::TestSpec& spec,
       history_error = read.error();
       summary.problems.push_back(history_error);
     }
-    if (!history_error.empty()) {
-      // What was read is checked, but a history that is not whole is never
-      // valid.
+    // A run whose history is not whole, or whose clients gave up, is
+    // never valid, whatever the checkers said of what was recorded.
+    auto never_valid = [&](const std::string& why) {
       checkers::Verdict v;
       v.checker = "run";
       v.validity = checkers::Validity::kUnknown;
-      v.summary = "the history is not whole: " + history_error;
+      v.summary = why;
       summary.verdicts.push_back(v);
+    };
+    if (!history_error.empty()) {
+      never_valid("the history is not whole: " + history_error);
     }
     if (!client_failure.empty()) {
-      // What was recorded is checked, but a run whose clients gave up is
-      // never valid.
-      checkers::Verdict v;
-      v.checker = "run";
-      v.validity = checkers::Validity::kUnknown;
-      v.summary = "the run stopped early: " + client_failure;
-      summary.verdicts.push_back(v);
+      never_valid("the run stopped early: " + client_failure);
     }
     // Was the run able to find anything? (results.json, report, summary)
     summary.evidence = reports::ComputeEvidence(history);
