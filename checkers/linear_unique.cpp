@@ -360,8 +360,10 @@ Decision& Decide(const Partition& p, const Prepared& pr, const Horizon& hz,
   if (witness) {
     std::sort(at.begin(), at.end());
     for (const auto& [t, c] : at) {
-      d.order.insert(d.order.end(), order.begin() + order_start[c],
-                     order.begin() + order_start[c + 1]);
+      d.order.insert(
+          d.order.end(),
+          order.begin() + static_cast<std::ptrdiff_t>(order_start[c]),
+          order.begin() + static_cast<std::ptrdiff_t>(order_start[c + 1]));
     }
   }
   return d;
