@@ -419,3 +419,59 @@ TEST_CASE("injected anomalies are found in long histories", "[linearizable]") {
 
 }  // namespace
 }  // namespace faultline::checkers
+
+namespace faultline::checkers {
+namespace {
+
+// The fast path's decision on `h` (it must apply) against the search's.
+void FastAgreesWithSearch(const History& h, Validity want) {
+  Verdict fast = Check(h);
+  LinearizableOptions o;
+  o.unique_fast_path = false;
+  Verdict search = CheckLinearizable(h, o);
+  CHECK(fast.details_json.find("\"fast_path_keys\":1") != std::string::npos);
+  CHECK(fast.validity == want);
+  CHECK(search.validity == want);
+  CHECK(fast.details_json.find("fast_path_overruled") == std::string::npos);
+}
+
+TEST_CASE("fast path: cas ops that only produce each other's values",
+          "[linearizable][fast]") {
+  // cas 5->6 and cas 6->5 both ok, nothing writes 5 or 6 from null: no
+  // chain from the initial value or a blind write reaches them.
+  FastAgreesWithSearch(H({Ev(1, 0, kInv, "cas", L(I(5), I(6))),
+                          Ev(2, 0, kOk, "cas", L(I(5), I(6))),
+                          Ev(3, 1, kInv, "cas", L(I(6), I(5))),
+                          Ev(4, 1, kOk, "cas", L(I(6), I(5)))}),
+                       Validity::kInvalid);
+}
+
+TEST_CASE("fast path: a read that returns before its write is called",
+          "[linearizable][fast]") {
+  FastAgreesWithSearch(
+      H({Ev(1, 0, kInv, "read"), Ev(2, 0, kOk, "read", I(1)),
+         Ev(3, 1, kInv, "write", I(1)), Ev(4, 1, kOk, "write", I(1))}),
+      Validity::kInvalid);
+}
+
+TEST_CASE("fast path: a crashed write closed through a crashed cas",
+          "[linearizable][fast]") {
+  // write 1 and cas 1->2 both crash; a read of 2 makes the cas take effect
+  // before it returns, and the cas needs the write before it.
+  FastAgreesWithSearch(
+      H({Ev(1, 0, kInv, "write", I(1)), Ev(2, 1, kInv, "cas", L(I(1), I(2))),
+         Ev(3, 0, kInfo, "write", I(1)), Ev(4, 1, kInfo, "cas", L(I(1), I(2))),
+         Ev(5, 2, kInv, "read"), Ev(6, 2, kOk, "read", I(2)),
+         Ev(7, 3, kInv, "read"), Ev(8, 3, kOk, "read", I(2))}),
+      Validity::kValid);
+  // The same read of 2 before either was called cannot be placed.
+  FastAgreesWithSearch(
+      H({Ev(1, 2, kInv, "read"), Ev(2, 2, kOk, "read", I(2)),
+         Ev(3, 0, kInv, "write", I(1)), Ev(4, 1, kInv, "cas", L(I(1), I(2))),
+         Ev(5, 0, kInfo, "write", I(1)),
+         Ev(6, 1, kInfo, "cas", L(I(1), I(2)))}),
+      Validity::kInvalid);
+}
+
+}  // namespace
+}  // namespace faultline::checkers
