@@ -77,7 +77,14 @@ KeyResult CheckPartition(Partition& p, const Model& model,
   KeyResult out;
   bool fast_invalid = false;
   if (options.unique_fast_path) {
-    linear::UniqueResult u = linear::CheckUnique(p, model, options.witness);
+    linear::UniqueResult u =
+        linear::CheckUnique(p, model, options.witness, &limits);
+    if (u.gave_up) {
+      out.outcome = Outcome::kUnknown;
+      out.reason = u.reason;
+      out.at = p.ops.empty() ? linear::kNever : p.ops.front().call;
+      return out;
+    }
     if (u.applies && u.valid) {
       out.fast = true;
       out.outcome = Outcome::kOk;

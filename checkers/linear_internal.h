@@ -113,8 +113,15 @@ struct UniqueResult {
   std::int64_t blocker_ret = kNever;
   std::vector<std::size_t> prefix;
   bool prefix_found = false;  // false only if the decisions disagree (a bug)
+  bool gave_up = false;       // a limit stopped it: no verdict
+  std::string reason;         // why it gave up
 };
-UniqueResult CheckUnique(Partition& p, const Model& model, bool witness);
+// With `limits`, gives up (gave_up, with the reason) when the cancel flag,
+// the deadline or the budget's meter says so, between its decisions, on
+// keys of 4,096 ops or more (smaller ones finish once begun).
+struct Limits;
+UniqueResult CheckUnique(Partition& p, const Model& model, bool witness,
+                         const Limits* limits = nullptr);
 
 // Splits p.ops (call order) into maximal runs separated by quiescent points
 // (every earlier op must have taken effect before every later op is

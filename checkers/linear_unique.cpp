@@ -369,13 +369,38 @@ Decision& Decide(const Partition& p, const Prepared& pr, const Horizon& hz,
   return d;
 }
 
+// Why `limits` says to stop now, or empty.
+std::string Stop(const Limits* limits) {
+  if (limits == nullptr) return "";
+  if (limits->cancel != nullptr && limits->cancel->load()) return "cancelled";
+  if (limits->deadline &&
+      std::chrono::steady_clock::now() >= *limits->deadline) {
+    return "deadline reached";
+  }
+  if (limits->budget != nullptr && limits->budget->MeterOver()) {
+    return "memory limit reached";
+  }
+  return "";
+}
+
 }  // namespace
 
-UniqueResult CheckUnique(Partition& p, const Model& model, bool witness) {
+UniqueResult CheckUnique(Partition& p, const Model& model, bool witness,
+                         const Limits* limits) {
   UniqueResult out;
+  // A small key is decided in well under a millisecond: like the search,
+  // which polls its limits every 1,024 steps, it finishes once begun.
+  constexpr std::size_t kPollFrom = 4096;
+  auto give_up = [&] {
+    if (p.ops.size() < kPollFrom) return false;
+    out.reason = Stop(limits);
+    out.gave_up = !out.reason.empty();
+    return out.gave_up;
+  };
   Prepared pr;
   if (!Prepare(p, model, pr)) return out;  // p unchanged
   out.applies = true;
+  if (give_up()) return out;
   Scratch sc;
   Decision d = Decide(p, pr, Horizon{}, witness, sc);  // a copy: sc is reused
 
@@ -408,7 +433,7 @@ UniqueResult CheckUnique(Partition& p, const Model& model, bool witness) {
   for (std::uint32_t& op : pr.producer) {
     if (op != kNone) op = new_index[op];
   }
-  if (d.valid) {
+  if (d.valid) {  // decided: no limit can take it back
     out.valid = true;
     for (std::uint32_t i : d.order) out.order.push_back(new_index[i]);
     return out;
@@ -437,7 +462,9 @@ UniqueResult CheckUnique(Partition& p, const Model& model, bool witness) {
   }
   std::size_t lo = 0, hi = m;        // gets_to(lo) holds, gets_to(hi) does not
   std::size_t prefix_of = SIZE_MAX;  // the k whose order out.prefix holds
+  if (give_up()) return out;
   auto gets_to = [&](std::size_t k, bool with_order) {
+    if (out.gave_up || give_up()) return false;  // ends the search below
     Horizon hz{&rank, static_cast<std::uint32_t>(k),
                k < m ? p.ops[by_ret[k]].ret : kNever};
     const Decision& at = Decide(p, pr, hz, with_order, sc);
@@ -471,6 +498,7 @@ UniqueResult CheckUnique(Partition& p, const Model& model, bool witness) {
     std::size_t mid = lo + (hi - lo) / 2;
     (gets_to(mid, true) ? lo : hi) = mid;
   }
+  if (out.gave_up) return out;
   out.blocker_ret = p.ops[by_ret[lo]].ret;
   out.prefix_found = prefix_of == lo || gets_to(lo, true);
   return out;

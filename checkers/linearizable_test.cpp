@@ -2,7 +2,9 @@
 // explanation, witnesses, bounds (deadline, memory, cancel) and threads.
 #include "checkers/linearizable.h"
 
+#include <atomic>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <map>
 #include <memory>
 
@@ -433,6 +435,27 @@ void FastAgreesWithSearch(const History& h, Validity want) {
   CHECK(fast.validity == want);
   CHECK(search.validity == want);
   CHECK(fast.details_json.find("fast_path_overruled") == std::string::npos);
+}
+
+TEST_CASE("fast path: a deadline or a cancel gives unknown, never valid",
+          "[linearizable][fast]") {
+  SimOptions sim;
+  sim.seed = 5;
+  sim.ops = 10000;  // large enough that the fast path polls its limits
+  sim.info_rate = 0.05;
+  History h = Simulate(sim);
+  LinearizableOptions o;
+  REQUIRE(CheckLinearizable(h, o).validity == Validity::kValid);
+  o.deadline = std::chrono::steady_clock::now();
+  Verdict late = CheckLinearizable(h, o);
+  CHECK(late.validity == Validity::kUnknown);
+  CHECK(late.summary.find("deadline reached") != std::string::npos);
+  std::atomic<bool> cancel{true};
+  LinearizableOptions c;
+  c.cancel = &cancel;
+  Verdict cancelled = CheckLinearizable(h, c);
+  CHECK(cancelled.validity == Validity::kUnknown);
+  CHECK(cancelled.summary.find("cancelled") != std::string::npos);
 }
 
 TEST_CASE("fast path: cas ops that only produce each other's values",
