@@ -322,7 +322,10 @@ TEST_CASE_METHOD(InterpreterRun,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
           .count();
   CHECK(report.aborted);
-  CHECK(took < 2.0);
+  // Unbounded final reads would run on to the 60 s time limit; bounded
+  // ones end about 1.2 s in (the interrupt, 500 ms of reads, teardown).
+  // 5 s leaves room for a loaded 2-core machine, where 2 s did not.
+  CHECK(took < 5.0);
   REQUIRE(report.problems.size() == 2);
   CHECK(report.problems[0] == "final read of \"k0\" never succeeded");
 }
