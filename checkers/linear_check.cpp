@@ -70,6 +70,28 @@ void LowerBound(std::atomic<std::int64_t>& bound, std::int64_t at) {
   }
 }
 
+// The explanation of a violation the fast path located: its prefix and
+// blocker, given to Explain as a search result would be.
+linear::Explanation ExplainFastViolation(const Partition& p, const Model& model,
+                                         linear::UniqueResult u) {
+  linear::StateTable table(model, p);
+  linear::SegmentResult r;
+  r.outcome = Outcome::kViolation;
+  r.best_start = table.Intern(model.Init());
+  Value state = model.Init();
+  for (std::size_t i : u.prefix) {
+    StepResult step = model.Step(state, p.ops[i].Make());
+    if (!step.ok) break;  // cannot happen: the prefix was decided
+    state = std::move(step.next);
+  }
+  r.best_state = table.Intern(state);
+  r.best_prefix = std::move(u.prefix);
+  r.best_ret = u.blocker_ret;
+  r.seg_begin = 0;
+  r.seg_end = p.ops.size();
+  return linear::Explain(p, model, table, r);
+}
+
 KeyResult CheckPartition(Partition& p, const Model& model,
                          const LinearizableOptions& options,
                          const linear::Limits& limits,
@@ -102,23 +124,7 @@ KeyResult CheckPartition(Partition& p, const Model& model,
       out.at = u.blocker_ret;
       out.segments = linear::QuiescentSplits(p).size();
       LowerBound(bound, u.blocker_ret);
-      linear::StateTable table(model, p);
-      std::uint32_t init = table.Intern(model.Init());
-      linear::SegmentResult r;
-      r.outcome = Outcome::kViolation;
-      r.best_prefix = std::move(u.prefix);
-      r.best_start = init;
-      Value state = model.Init();
-      for (std::size_t i : r.best_prefix) {
-        StepResult step = model.Step(state, p.ops[i].Make());
-        if (!step.ok) break;  // cannot happen: the prefix was decided
-        state = std::move(step.next);
-      }
-      r.best_state = table.Intern(state);
-      r.best_ret = u.blocker_ret;
-      r.seg_begin = 0;
-      r.seg_end = p.ops.size();
-      out.explanation = linear::Explain(p, model, table, r);
+      out.explanation = ExplainFastViolation(p, model, std::move(u));
       return out;
     }
     // Not applicable, or (never seen) no prefix: the search decides.
@@ -386,8 +392,9 @@ Verdict CheckLinearizable(const History& history,
   j += ",\"segments\":" + std::to_string(segments);
   j += ",\"memo_entries\":" + std::to_string(memo);
   j += ",\"fast_path_keys\":" + std::to_string(fast);
-  if (overruled != 0)
+  if (overruled != 0) {
     j += ",\"fast_path_overruled\":" + std::to_string(overruled);
+  }
   j += ",\"peak_bytes\":" + std::to_string(budget.peak.load());
 
   if (bad != nullptr) {
